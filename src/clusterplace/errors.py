@@ -1,0 +1,43 @@
+"""The one exception hierarchy every user-facing error belongs to."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+class ClusterplaceError(Exception):
+    """Base class of every error clusterplace reports to a user."""
+
+
+@dataclass(frozen=True)
+class Location:
+    """Where in the user's input something is: file, line, object and field path.
+
+    Every part is optional; ``str()`` renders what is known, most specific last,
+    e.g. ``fleet.yaml:12: ManagedCluster/prod-east-1: metadata.labels.env``.
+    """
+
+    file: str | None = None
+    line: int | None = None
+    obj: str | None = None
+    field: str | None = None
+
+    def __str__(self) -> str:
+        parts: list[str] = []
+        if self.file is not None:
+            parts.append(f"{self.file}:{self.line}" if self.line is not None else self.file)
+        if self.obj:
+            parts.append(self.obj)
+        if self.field:
+            parts.append(self.field)
+        return ": ".join(parts)
+
+
+class InputError(ClusterplaceError):
+    """Bad user input: says what is wrong, where, and what would be valid."""
+
+    def __init__(self, message: str, location: Location | None = None) -> None:
+        self.message = message
+        self.location = location or Location()
+        where = str(self.location)
+        super().__init__(f"{where}: {message}" if where else message)
