@@ -6,8 +6,8 @@ objects and their loaders (``api``), and the outer I/O layers (``outputs``,
 ``bundles``, ``cli``).
 """
 
-from clusterplace.errors import ClusterplaceError, InputError
+from clusterplace.errors import ClusterplaceError, InputError, InputErrors, Location
 
-__all__ = ["ClusterplaceError", "InputError", "__version__"]
+__all__ = ["ClusterplaceError", "InputError", "InputErrors", "Location", "__version__"]
 
 __version__ = "0.1.0"

@@ -41,3 +41,16 @@ class InputError(ClusterplaceError):
         self.location = location or Location()
         where = str(self.location)
         super().__init__(f"{where}: {message}" if where else message)
+
+
+class InputErrors(InputError):
+    """Several input problems found in one pass; ``str()`` lists them one per line."""
+
+    def __init__(self, problems: list[InputError]) -> None:
+        self.problems = list(problems)
+        first = self.problems[0]
+        super().__init__(first.message, first.location)
+        self.args = ("\n".join(str(p) for p in self.problems),)
+
+    def __str__(self) -> str:
+        return "\n".join(str(p) for p in self.problems)

@@ -1,0 +1,106 @@
+"""A fleet: every typed object of one input, indexed the way placement looks them up."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from clusterplace.api.addon import AddOnPlacementScore
+from clusterplace.api.base import KubeObject
+from clusterplace.api.cluster import ManagedCluster, ManagedClusterSet, ManagedClusterSetBinding
+from clusterplace.api.core import ConfigMap
+from clusterplace.api.loader import Document, LoadError, decode, read_documents
+from clusterplace.api.module import DefinitionModule
+from clusterplace.api.placement import Placement, PlacementDecision
+from clusterplace.api.sources import Source
+from clusterplace.errors import InputError
+
+__all__ = ["Fleet", "load_fleet"]
+
+NamespacedKey = tuple[str, str]  # (namespace, name)
+
+
+@dataclass
+class Fleet:
+    """Typed objects by kind; cluster-scoped kinds keyed by name, others by (namespace, name).
+
+    ``unknown`` holds the documents of kinds clusterplace does not model, so a
+    command can report them instead of silently dropping them.
+    """
+
+    clusters: dict[str, ManagedCluster] = field(default_factory=dict)
+    cluster_sets: dict[str, ManagedClusterSet] = field(default_factory=dict)
+    bindings: dict[NamespacedKey, ManagedClusterSetBinding] = field(default_factory=dict)
+    placements: dict[NamespacedKey, Placement] = field(default_factory=dict)
+    decisions: dict[NamespacedKey, PlacementDecision] = field(default_factory=dict)
+    scores: dict[NamespacedKey, AddOnPlacementScore] = field(default_factory=dict)
+    config_maps: dict[NamespacedKey, ConfigMap] = field(default_factory=dict)
+    modules: dict[str, DefinitionModule] = field(default_factory=dict)
+    unknown: list[Document] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, objects: Iterable[KubeObject]) -> Fleet:
+        """A fleet of already-typed objects (the library entry point; no duplicate check)."""
+        fleet = cls()
+        for obj in objects:
+            fleet.add(obj)
+        return fleet
+
+    def _tables(self) -> dict[type[KubeObject], dict[Any, Any]]:
+        return {
+            ManagedCluster: self.clusters,
+            ManagedClusterSet: self.cluster_sets,
+            ManagedClusterSetBinding: self.bindings,
+            Placement: self.placements,
+            PlacementDecision: self.decisions,
+            AddOnPlacementScore: self.scores,
+            ConfigMap: self.config_maps,
+            DefinitionModule: self.modules,
+        }
+
+    def _table(self, obj: KubeObject) -> dict[Any, Any] | None:
+        return self._tables().get(type(obj))
+
+    @staticmethod
+    def key(obj: KubeObject) -> object:
+        return (obj.namespace, obj.name) if obj.NAMESPACED else obj.name
+
+    def get(self, obj: KubeObject) -> KubeObject | None:
+        """The object of this fleet with the same kind and identity as ``obj``."""
+        table = self._table(obj)
+        return None if table is None else table.get(self.key(obj))
+
+    def add(self, obj: KubeObject) -> None:
+        table = self._table(obj)
+        if table is not None:
+            table[self.key(obj)] = obj
+
+    def objects(self) -> list[KubeObject]:
+        """Every typed object, kinds in a fixed order, each kind sorted by identity."""
+        return [table[k] for table in self._tables().values() for k in sorted(table)]
+
+
+def load_fleet(sources: Sequence[Source]) -> Fleet:
+    """Read, validate and index ``sources``; an object defined twice is an error naming
+    both places. Raises :class:`LoadError` listing every problem."""
+    loaded = decode(read_documents(sources))
+    fleet = Fleet(unknown=loaded.unknown)
+    problems: list[InputError] = []
+    for obj in loaded.objects:
+        earlier = fleet.get(obj)
+        if earlier is not None:
+            here = loaded.document_of(obj)
+            there = loaded.document_of(earlier)
+            assert here is not None and there is not None
+            problems.append(
+                InputError(
+                    f"{obj.ref} is defined twice; the first definition is at {there.location()}",
+                    here.location(),
+                )
+            )
+            continue
+        fleet.add(obj)
+    if problems:
+        raise LoadError(problems)
+    return fleet

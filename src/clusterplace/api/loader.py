@@ -1,0 +1,342 @@
+"""Texts to documents to typed objects, with errors that say file, line, object and field.
+
+The happy path is plain ``yaml.load_all`` (libyaml) plus pydantic validation; lines
+are found only when something is wrong, by re-reading that one text's node tree.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from clusterplace.api.base import KubeObject
+from clusterplace.api.core import GenericObject
+from clusterplace.api.registry import convert, model_for
+from clusterplace.api.sources import Source
+from clusterplace.api.yaml_io import TextError, line_of, load_text, scalar_text
+from clusterplace.errors import InputError, InputErrors, Location
+
+__all__ = [
+    "Document",
+    "LoadError",
+    "Loaded",
+    "check_identity",
+    "decode",
+    "read_documents",
+    "require_unique_identities",
+]
+
+Path = tuple[str | int, ...]
+
+
+@dataclass(frozen=True)
+class Document:
+    """One object of the input, raw, and where it came from."""
+
+    data: dict[str, Any]
+    source: Source
+    doc: int  # index of the YAML document in the source
+    prefix: Path = ()  # path of the object inside its document (("items", 3) in a List)
+
+    def location(self, path: Path = (), *, obj: str | None = None) -> Location:
+        full = self.prefix + tuple(path)
+        field_path = render_path(path) if path else None
+        return Location(
+            file=self.source.name,
+            line=line_of(self.source.text, self.doc, full),
+            obj=obj if obj is not None else describe(self.data),
+            field=field_path,
+        )
+
+    def source_text_of(self, path: Path) -> str | None:
+        return scalar_text(self.source.text, self.doc, self.prefix + tuple(path))
+
+
+class LoadError(InputErrors):
+    """Input that could not be read or validated; ``problems`` lists every problem."""
+
+
+def render_path(path: Path) -> str:
+    out = ""
+    for step in path:
+        out += f"[{step}]" if isinstance(step, int) else (f".{step}" if out else step)
+    return out
+
+
+def describe(data: dict[str, Any]) -> str:
+    """``Kind/namespace/name`` of a raw object, as far as it can be told."""
+    kind = data.get("kind") if isinstance(data.get("kind"), str) else None
+    raw_meta = data.get("metadata")
+    meta: dict[str, Any] = raw_meta if isinstance(raw_meta, dict) else {}
+    name = meta.get("name") if isinstance(meta.get("name"), str) else None
+    ns = meta.get("namespace") if isinstance(meta.get("namespace"), str) else None
+    parts = [p for p in (kind or "<no kind>", ns, name or "<no name>") if p]
+    return "/".join(parts)
+
+
+def read_documents(sources: Sequence[Source]) -> list[Document]:
+    """Every object of every source, ``List`` kinds flattened, empty documents dropped."""
+    documents: list[Document] = []
+    problems: list[InputError] = []
+    for source in sources:
+        try:
+            values = load_text(source.text, json_only=source.is_json)
+        except TextError as err:
+            problems.append(InputError(err.message, Location(file=source.name, line=err.line)))
+            continue
+        for index, value in enumerate(values):
+            if not isinstance(value, dict):
+                problems.append(
+                    InputError(
+                        f"expected a Kubernetes object (a mapping with apiVersion, kind and "
+                        f"metadata), found a {type(value).__name__}",
+                        Location(file=source.name, line=line_of(source.text, index)),
+                    )
+                )
+                continue
+            kind = value.get("kind")
+            items = value.get("items")
+            if isinstance(kind, str) and kind.endswith("List") and isinstance(items, list):
+                for i, item in enumerate(items):
+                    if isinstance(item, dict):
+                        documents.append(Document(item, source, index, ("items", i)))
+                    else:
+                        problems.append(
+                            InputError(
+                                f"List item is not an object but a {type(item).__name__}",
+                                Location(
+                                    file=source.name, line=line_of(source.text, index, ("items", i))
+                                ),
+                            )
+                        )
+                continue
+            documents.append(Document(value, source, index))
+    if problems:
+        raise LoadError(problems)
+    return documents
+
+
+def check_identity(doc: Document) -> list[InputError]:
+    """apiVersion, kind and metadata.name must be non-empty strings."""
+    problems: list[InputError] = []
+    data = doc.data
+    for key in ("apiVersion", "kind"):
+        value = data.get(key)
+        if not isinstance(value, str) or not value:
+            what = "missing" if value is None else f"must be a non-empty string, not {value!r}"
+            problems.append(
+                InputError(
+                    f"{key} is {what}" if value is None else f"{key} {what}",
+                    doc.location((key,) if value is not None else ()),
+                )
+            )
+    meta = data.get("metadata")
+    if not isinstance(meta, dict):
+        problems.append(
+            InputError("metadata is missing (every object needs metadata.name)", doc.location())
+            if meta is None
+            else InputError("metadata must be a mapping", doc.location(("metadata",)))
+        )
+    else:
+        name = meta.get("name")
+        if not isinstance(name, str) or not name:
+            problems.append(
+                InputError(
+                    "metadata.name is missing"
+                    if name is None
+                    else "metadata.name must be a non-empty string",
+                    doc.location(("metadata",) if name is None else ("metadata", "name")),
+                )
+            )
+    return problems
+
+
+def require_unique_identities(documents: Sequence[Document]) -> None:
+    """Every document has apiVersion, kind and name, and no object appears twice.
+
+    Raises :class:`LoadError` naming both places of a duplicate. Objects of any kind
+    qualify: this is the check for inputs that are passed through, not decoded.
+    """
+    problems: list[InputError] = []
+    seen: dict[tuple[str, str, str, str], Document] = {}
+    for doc in documents:
+        identity = check_identity(doc)
+        if identity:
+            problems.extend(identity)
+            continue
+        meta = doc.data["metadata"]
+        group = doc.data["apiVersion"].rpartition("/")[0]
+        key = (group, doc.data["kind"], meta.get("namespace") or "", meta["name"])
+        first = seen.setdefault(key, doc)
+        if first is not doc:
+            problems.append(
+                InputError(
+                    f"defined twice; the first definition is at {first.location()}",
+                    doc.location(),
+                )
+            )
+    if problems:
+        raise LoadError(problems)
+
+
+def _type_name(value: object) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, dict):
+        return "mapping"
+    if isinstance(value, list):
+        return "list"
+    return type(value).__name__
+
+
+_UNION_TAGS = frozenset({"int", "str", "float", "bool", "list", "dict"})
+
+
+def _raw_path(data: Any, loc: Sequence[str | int]) -> Path:
+    """pydantic's error location reduced to the keys and indexes of the input.
+
+    pydantic also names union members (``str``) and validators (``function-after[...]``)
+    in locations; those are not fields and are dropped.
+    """
+    path: list[str | int] = []
+    current = data
+    for step in loc:
+        in_dict = isinstance(current, dict) and step in current
+        in_list = isinstance(current, list) and isinstance(step, int) and 0 <= step < len(current)
+        if in_dict or in_list:
+            current = current[step]
+        elif isinstance(current, dict) and step not in _UNION_TAGS and "[" not in str(step):
+            path.append(step)  # a field that is missing: name it, go no deeper
+            break
+        else:
+            continue
+        path.append(step)
+    return tuple(path)
+
+
+def _model_in(annotation: Any) -> type[BaseModel] | None:
+    """The BaseModel inside ``X``, ``X | None``, ``list[X]`` or ``dict[str, X]``."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in getattr(annotation, "__args__", ()):
+        found = _model_in(arg)
+        if found is not None:
+            return found
+    return None
+
+
+def _field_names(model: type[BaseModel], path: Path) -> list[str]:
+    """The JSON field names valid where the last step of ``path`` is (for 'did you mean')."""
+    current: type[BaseModel] | None = model
+    for step in path[:-1]:
+        if isinstance(step, int) or current is None:
+            continue
+        by_json = {info.alias or name: info for name, info in current.model_fields.items()}
+        info = by_json.get(step)
+        current = _model_in(info.annotation) if info else None
+    if current is None:
+        return []
+    return [info.alias or name for name, info in current.model_fields.items()]
+
+
+def _message(err: Any, doc: Document, path: Path, model: type[BaseModel]) -> str:
+    kind = err["type"]
+    value = err.get("input")
+    if kind == "missing":
+        return "required field is missing"
+    if kind == "extra_forbidden":
+        name = str(path[-1]) if path else "?"
+        valid = _field_names(model, path)
+        close = difflib.get_close_matches(name, valid, n=1)
+        hint = (
+            f"; did you mean {close[0]!r}?"
+            if close
+            else (f"; valid fields here: {', '.join(valid)}" if valid else "")
+        )
+        return f"unknown field {name!r}{hint}"
+    if kind == "string_type" and isinstance(value, bool | int | float):
+        literal = doc.source_text_of(path) or str(value)
+        return (
+            f"must be a string, but {literal} was read as a {_type_name(value)} "
+            f"(YAML 1.1 reads yes/no/on/off, numbers like 010 or 1.10 as non-strings): "
+            f'quote it, e.g. "{literal}"'
+        )
+    if kind in ("int_type", "bool_type", "string_type", "list_type", "dict_type", "model_type"):
+        expected = {
+            "int_type": "an integer",
+            "bool_type": "a boolean (true or false)",
+            "string_type": "a string",
+            "list_type": "a list",
+            "dict_type": "a mapping",
+            "model_type": "a mapping",
+        }[kind]
+        return f"must be {expected}, not {_type_name(value)} {value!r}"
+    msg = str(err["msg"])
+    for prefix in ("Value error, ", "Assertion failed, "):
+        msg = msg.removeprefix(prefix)
+    return msg.replace("Input should be", "must be").replace("String should", "must")
+
+
+@dataclass
+class Loaded:
+    """What :func:`decode` makes of documents: typed objects, and the kinds it skipped."""
+
+    objects: list[KubeObject] = field(default_factory=list)
+    documents: dict[int, Document] = field(default_factory=dict)  # id(object) -> its document
+    unknown: list[Document] = field(default_factory=list)
+
+    def document_of(self, obj: KubeObject) -> Document | None:
+        return self.documents.get(id(obj))
+
+
+def decode(documents: Sequence[Document], *, keep_unknown: bool = False) -> Loaded:
+    """Validate each document against its model. Unknown kinds are set aside (or, with
+    ``keep_unknown``, kept as :class:`GenericObject`). Raises :class:`LoadError` listing
+    every problem found; nothing is returned half-decoded."""
+    loaded = Loaded()
+    problems: list[InputError] = []
+    for doc in documents:
+        identity = check_identity(doc)
+        if identity:
+            problems.extend(identity)
+            continue
+        model = model_for(doc.data["apiVersion"], doc.data["kind"])
+        if model is None:
+            if not keep_unknown:
+                loaded.unknown.append(doc)
+                continue
+            model = GenericObject
+        elif doc.data["apiVersion"] not in model.API_VERSIONS:
+            problems.append(
+                InputError(
+                    f"apiVersion {doc.data['apiVersion']} is not served for {model.KIND}; "
+                    f"use one of: {', '.join(model.API_VERSIONS)}",
+                    doc.location(("apiVersion",)),
+                )
+            )
+            continue
+        raw = convert(model, doc.data) if model is not GenericObject else doc.data
+        try:
+            obj = model.model_validate(raw)
+        except ValidationError as err:
+            for detail in err.errors():
+                path = _raw_path(doc.data, detail["loc"])
+                problems.append(InputError(_message(detail, doc, path, model), doc.location(path)))
+            continue
+        if obj.NAMESPACED and not obj.metadata.namespace:
+            obj.metadata.namespace = "default"  # kubectl's default namespace
+        elif not obj.NAMESPACED and obj.metadata.namespace:
+            obj.metadata.namespace = None  # cluster-scoped: kubectl ignores it too
+        loaded.objects.append(obj)
+        loaded.documents[id(obj)] = doc
+    if problems:
+        raise LoadError(problems)
+    return loaded

@@ -1,0 +1,100 @@
+"""DefinitionModule (core.oam.dev/v1beta1): a KubeVela module.yaml."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from pydantic import ConfigDict, Field, model_validator
+
+from clusterplace.api.base import KubeModel, KubeObject
+
+__all__ = ["DefinitionModule", "ModulePlacement", "PlacementCondition"]
+
+VALID_OPERATORS = ("Eq", "Ne", "In", "NotIn", "Exists", "NotExists")
+_NEEDS_VALUES = frozenset({"Eq", "Ne", "In", "NotIn"})
+
+
+class _Lenient(KubeModel):
+    # Upstream ignores unknown module.yaml keys silently.
+    model_config = ConfigDict(extra="ignore")
+
+
+class PlacementCondition(_Lenient):
+    """A flat module-level condition: ``{key, operator, values}``."""
+
+    key: str
+    operator: str
+    values: list[str] | None = None
+
+    @model_validator(mode="after")
+    def _check(self) -> PlacementCondition:
+        # Upstream accepts these silently and the condition never matches; we refuse
+        # them at load (DECISIONS.md), with upstream validate-module's wording.
+        if self.operator not in VALID_OPERATORS:
+            raise ValueError(
+                f"invalid operator {_quote(self.operator)} (key={_quote(self.key)}); "
+                f"valid operators: {', '.join(VALID_OPERATORS)}"
+            )
+        if self.operator in _NEEDS_VALUES and not self.values:
+            raise ValueError(
+                f"operator {self.operator} (key={_quote(self.key)}) requires at least one value"
+            )
+        return self
+
+
+def _quote(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+class ModulePlacement(_Lenient):
+    run_on: list[PlacementCondition] | None = None
+    not_run_on: list[PlacementCondition] | None = None
+
+
+class Maintainer(_Lenient):
+    name: str | None = None
+    email: str | None = None
+
+
+class Dependency(_Lenient):
+    module: str | None = None
+    version: str | None = None
+
+
+class Hook(_Lenient):
+    path: str | None = None
+    script: str | None = None
+    wait: bool | None = None
+    wait_for: str | None = None
+    optional: bool | None = None
+    timeout: str | None = None
+
+
+class Hooks(_Lenient):
+    pre_apply: list[Hook] | None = Field(default=None, alias="pre-apply")
+    post_apply: list[Hook] | None = Field(default=None, alias="post-apply")
+
+
+class DefinitionModuleSpec(_Lenient):
+    description: str | None = None
+    maintainers: list[Maintainer] | None = None
+    min_vela_version: str | None = None
+    min_defkit_version: str | None = None
+    categories: list[str] | None = None
+    dependencies: list[Dependency] | None = None
+    exclude: list[str] | None = None
+    name_overrides: dict[str, str] | None = None
+    placement: ModulePlacement | None = None
+    hooks: Hooks | None = None
+
+
+class DefinitionModule(KubeObject):
+    """A module of definitions with module-wide placement and hooks."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    API_VERSIONS: ClassVar[tuple[str, ...]] = ("core.oam.dev/v1beta1",)
+    KIND: ClassVar[str] = "DefinitionModule"
+    NAMESPACED: ClassVar[bool] = False
+
+    spec: DefinitionModuleSpec = Field(default_factory=DefinitionModuleSpec)

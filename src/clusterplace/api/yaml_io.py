@@ -1,0 +1,151 @@
+"""YAML and JSON text in and out: the C loader, strict about duplicate keys, with lazy
+line lookup so the fast path pays nothing for good error messages."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from functools import lru_cache
+from typing import Any
+
+import yaml
+
+__all__ = ["StrictLoader", "dump_json", "dump_yaml_stream", "line_of", "load_text", "scalar_text"]
+
+_TIMESTAMP = "tag:yaml.org,2002:timestamp"
+
+
+class DuplicateKeyError(yaml.MarkedYAMLError):
+    """The same key twice in one mapping (sigs.k8s.io/yaml refuses this too)."""
+
+
+class StrictLoader(yaml.CSafeLoader):
+    """libyaml-backed safe loader that keeps timestamps as strings and refuses duplicate keys.
+
+    Timestamps stay text because Kubernetes objects carry them as RFC 3339 strings;
+    YAML 1.1 booleans and numbers still resolve, so a label value such as ``yes``
+    arrives as ``True`` and is refused later with a hint to quote it.
+    """
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            if isinstance(key_node, yaml.ScalarNode):
+                key = key_node.value
+                if key in seen:
+                    raise DuplicateKeyError(
+                        "while constructing a mapping",
+                        node.start_mark,
+                        f"found duplicate key {key!r}",
+                        key_node.start_mark,
+                    )
+                seen.add(key)
+        return super().construct_mapping(node, deep=deep)
+
+
+StrictLoader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag != _TIMESTAMP]
+    for first, resolvers in yaml.CSafeLoader.yaml_implicit_resolvers.items()
+}
+
+
+class TextError(ValueError):
+    """Text that is not valid YAML or JSON; ``line`` is 1-based when known."""
+
+    def __init__(self, message: str, line: int | None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.line = line
+
+
+def load_text(text: str, *, json_only: bool = False) -> list[Any]:
+    """Every document of a YAML stream (or the one JSON value), empty documents dropped."""
+    if json_only:
+        try:
+            return [json.loads(text)]
+        except json.JSONDecodeError as err:
+            raise TextError(f"invalid JSON: {err.msg}", err.lineno) from None
+    try:
+        return [doc for doc in yaml.load_all(text, Loader=StrictLoader) if doc is not None]
+    except yaml.MarkedYAMLError as err:
+        mark = err.problem_mark or err.context_mark
+        parts = [p for p in (err.context, err.problem) if p]
+        message = "invalid YAML: " + (": ".join(parts) or "cannot parse")
+        raise TextError(message, None if mark is None else mark.line + 1) from None
+    except yaml.YAMLError as err:
+        raise TextError(f"invalid YAML: {err}", None) from None
+
+
+@lru_cache(maxsize=8)
+def _nodes(text: str) -> list[yaml.Node]:
+    try:
+        return [n for n in yaml.compose_all(text, Loader=yaml.CSafeLoader) if n is not None]
+    except yaml.YAMLError:
+        return []
+
+
+def _walk(node: yaml.Node, path: Sequence[str | int]) -> Iterator[yaml.Node]:
+    yield node
+    for step in path:
+        child: yaml.Node | None = None
+        if isinstance(node, yaml.MappingNode) and isinstance(step, str):
+            for key_node, value_node in node.value:
+                if getattr(key_node, "value", None) == step:
+                    child = value_node
+                    break
+        elif (
+            isinstance(node, yaml.SequenceNode)
+            and isinstance(step, int)
+            and 0 <= step < len(node.value)
+        ):
+            child = node.value[step]
+        if child is None:
+            return
+        node = child
+        yield node
+
+
+def _trail(text: str, doc: int, path: Sequence[str | int]) -> list[yaml.Node]:
+    """The nodes from the document root along ``path``, as far as the path exists."""
+    docs = _nodes(text)
+    if not 0 <= doc < len(docs):
+        return []
+    return list(_walk(docs[doc], path))
+
+
+def line_of(text: str, doc: int, path: Sequence[str | int] = ()) -> int | None:
+    """1-based line of the deepest node along ``path`` in document ``doc`` (None if unknown)."""
+    trail = _trail(text, doc, path)
+    return trail[-1].start_mark.line + 1 if trail else None
+
+
+def scalar_text(text: str, doc: int, path: Sequence[str | int]) -> str | None:
+    """The literal source text of the scalar at ``path``, e.g. ``yes`` for a YAML boolean."""
+    trail = _trail(text, doc, path)
+    if len(trail) == len(path) + 1 and isinstance(trail[-1], yaml.ScalarNode):
+        return str(trail[-1].value)
+    return None
+
+
+class _Dumper(yaml.CSafeDumper):
+    pass
+
+
+def _str_presenter(dumper: _Dumper, data: str) -> yaml.Node:
+    if "\n" in data:
+        return dumper.represent_scalar("tag:yaml.org,2002:str", data, style="|")
+    return dumper.represent_scalar("tag:yaml.org,2002:str", data)
+
+
+_Dumper.add_representer(str, _str_presenter)
+
+
+def dump_yaml_stream(objects: Sequence[Any]) -> str:
+    """Objects as a ``---``-separated YAML stream, keys in the order given."""
+    return yaml.dump_all(
+        objects, Dumper=_Dumper, sort_keys=False, default_flow_style=False, allow_unicode=True
+    )
+
+
+def dump_json(obj: Any) -> str:
+    return json.dumps(obj, indent=2, ensure_ascii=False) + "\n"

@@ -1,0 +1,137 @@
+"""The ``route`` output directory: one folder per cluster, one file per object, and an
+index of what clusterplace wrote so that later runs remove only their own copies."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from clusterplace.api.yaml_io import dump_yaml_stream
+from clusterplace.errors import InputError, InputErrors, Location
+from clusterplace.federation import Routed
+from clusterplace.outputs.atomic import FileTransaction
+
+__all__ = ["INDEX_NAME", "Change", "RoutePlan", "apply_plan", "plan_route_dir"]
+
+INDEX_NAME = ".clusterplace-route.json"
+INDEX_KIND = "RouteIndex"
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def object_ref(obj: Any) -> str:
+    meta = obj.get("metadata") or {}
+    parts = [str(obj.get("kind", "")), meta.get("namespace"), str(meta.get("name", ""))]
+    return "/".join(p for p in parts if p)
+
+
+@dataclass(frozen=True)
+class Change:
+    """One file's fate: add, update, unchanged, remove, or keep (ours but edited by hand)."""
+
+    action: str
+    cluster: str
+    file: str
+    obj: str
+
+    @property
+    def relpath(self) -> str:
+        return f"{self.cluster}/{self.file}"
+
+
+@dataclass
+class RoutePlan:
+    out_dir: Path
+    changes: list[Change] = field(default_factory=list)
+    contents: dict[str, str] = field(default_factory=dict)  # relpath -> text to write
+    index: dict[str, dict[str, str]] = field(default_factory=dict)
+
+    def count(self, action: str) -> int:
+        return sum(1 for c in self.changes if c.action == action)
+
+
+def _read_index(out_dir: Path) -> dict[str, dict[str, str]]:
+    path = out_dir / INDEX_NAME
+    if not path.exists():
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        files = data["files"]
+        if data.get("kind") != INDEX_KIND or not isinstance(files, dict):
+            raise ValueError
+        return {str(k): dict(v) for k, v in files.items()}
+    except (ValueError, KeyError, TypeError, AttributeError):
+        raise InputError(
+            "is not a clusterplace route index; remove it or use another output directory",
+            Location(file=str(path)),
+        ) from None
+
+
+def plan_route_dir(out_dir: Path, routed: Sequence[Routed]) -> RoutePlan:
+    """What writing ``routed`` into ``out_dir`` would add, update and remove.
+
+    Raises :class:`InputError` when a file to write exists but was not written by
+    clusterplace: it is never overwritten.
+    """
+    plan = RoutePlan(out_dir)
+    previous = _read_index(out_dir)
+    conflicts: list[InputError] = []
+    for item in routed:
+        text = dump_yaml_stream([dict(item.obj)])
+        ref = object_ref(item.obj)
+        for cluster in item.clusters:
+            rel = f"{cluster}/{item.file_name}"
+            path = out_dir / rel
+            plan.contents[rel] = text
+            plan.index[rel] = {"object": ref, "sha256": _digest(text)}
+            if rel not in previous:
+                if path.exists():
+                    conflicts.append(
+                        InputError(
+                            "exists but was not written by clusterplace route; it is never "
+                            "overwritten: move it away or choose another output directory",
+                            Location(file=str(path)),
+                        )
+                    )
+                    continue
+                action = "add"
+            elif not path.exists():
+                action = "add"
+            else:
+                action = "unchanged" if path.read_text(encoding="utf-8") == text else "update"
+            plan.changes.append(Change(action, cluster, item.file_name, ref))
+    if conflicts:
+        raise InputErrors(conflicts)
+    for rel, entry in sorted(previous.items()):
+        if rel in plan.index:
+            continue
+        cluster, _, name = rel.partition("/")
+        path = out_dir / rel
+        if not path.exists():
+            continue
+        if _digest(path.read_text(encoding="utf-8")) == entry.get("sha256"):
+            plan.changes.append(Change("remove", cluster, name, entry.get("object", "")))
+        else:
+            plan.changes.append(Change("keep", cluster, name, entry.get("object", "")))
+    plan.changes.sort(key=lambda c: (c.cluster, c.file))
+    return plan
+
+
+def apply_plan(plan: RoutePlan) -> None:
+    """Carry out ``plan`` atomically: all files staged, renamed, then the index."""
+    with FileTransaction() as tx:
+        for change in plan.changes:
+            path = plan.out_dir / change.relpath
+            if change.action in ("add", "update"):
+                tx.write(path, plan.contents[change.relpath])
+            elif change.action == "remove":
+                tx.delete(path)
+        index = {"apiVersion": "clusterplace.io/v1", "kind": INDEX_KIND, "files": plan.index}
+        tx.write_last(plan.out_dir / INDEX_NAME, json.dumps(index, indent=2, sort_keys=True) + "\n")
+        tx.commit()

@@ -1,0 +1,1 @@
+"""Command-line interface. Each module is one command group; none holds decision logic."""

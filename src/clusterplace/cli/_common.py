@@ -1,0 +1,69 @@
+"""What every command shares: ``-f``/``-R``/``-o`` options, loading, warnings, errors."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+import click
+
+from clusterplace.api import Fleet, expand_sources, load_fleet
+from clusterplace.api.loader import Document
+from clusterplace.outputs import FORMATS
+
+__all__ = ["filename_options", "load", "output_option", "warn", "warn_unknown"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def filename_options(help_text: str) -> Callable[[F], F]:
+    """``-f/--filename`` (repeatable, comma-separated, ``-`` for stdin) and ``-R``."""
+
+    def decorate(func: F) -> F:
+        func = click.option(
+            "-R", "--recursive", is_flag=True, help="Also read subdirectories of -f directories."
+        )(func)
+        return click.option(
+            "-f",
+            "--filename",
+            "filenames",
+            multiple=True,
+            required=True,
+            metavar="FILE|DIR|-",
+            help=help_text,
+        )(func)
+
+    return decorate
+
+
+def output_option(default: str = "table", choices: Sequence[str] = FORMATS) -> Callable[[F], F]:
+    return click.option(
+        "-o",
+        "--output",
+        "output",
+        type=click.Choice(list(choices)),
+        default=default,
+        show_default=True,
+        help="Output format.",
+    )
+
+
+def warn(message: str) -> None:
+    click.echo(f"warning: {message}", err=True)
+
+
+def warn_unknown(documents: Sequence[Document]) -> None:
+    """Report objects of kinds clusterplace does not model (they are skipped)."""
+    for doc in documents:
+        kind = doc.data.get("kind")
+        api_version = doc.data.get("apiVersion")
+        warn(
+            f"{doc.location()}: skipping {kind} ({api_version}): not a kind clusterplace reads here"
+        )
+
+
+def load(filenames: Sequence[str], recursive: bool) -> Fleet:
+    """Load a fleet from ``-f`` values, warning about skipped kinds."""
+    fleet = load_fleet(expand_sources(filenames, recursive=recursive))
+    warn_unknown(fleet.unknown)
+    return fleet

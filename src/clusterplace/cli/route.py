@@ -1,0 +1,98 @@
+"""``clusterplace route``: copy objects into per-cluster folders by their ClusterSelector."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from clusterplace.api import expand_sources, read_documents
+from clusterplace.api.loader import require_unique_identities
+from clusterplace.bundles import apply_plan, plan_route_dir
+from clusterplace.cli._common import load
+from clusterplace.errors import InputError, InputErrors
+from clusterplace.federation import RoutingError
+from clusterplace.federation import route as route_objects
+from clusterplace.outputs import format_table
+
+__all__ = ["route"]
+
+
+@click.command()
+@click.option(
+    "-f",
+    "--filename",
+    "filenames",
+    multiple=True,
+    required=True,
+    metavar="FILE|DIR|-",
+    help="Manifests to route (any kinds).",
+)
+@click.option("-R", "--recursive", is_flag=True, help="Also read subdirectories of directories.")
+@click.option(
+    "--clusters",
+    "cluster_files",
+    multiple=True,
+    required=True,
+    metavar="FILE|DIR",
+    help="Fleet files or directories holding the ManagedClusters.",
+)
+@click.option(
+    "-o",
+    "--output-dir",
+    "out_dir",
+    required=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Directory to write OUT_DIR/<cluster>/<object>.yaml into.",
+)
+@click.option("--dry-run", is_flag=True, help="Print the plan; write nothing.")
+def route(
+    filenames: tuple[str, ...],
+    recursive: bool,
+    cluster_files: tuple[str, ...],
+    out_dir: Path,
+    dry_run: bool,
+) -> None:
+    """Route objects to clusters with the Federation ClusterSelector annotation.
+
+    Objects without the annotation go to every cluster. Copies written by an
+    earlier run whose selector no longer matches are removed; files clusterplace
+    did not write are never touched.
+    """
+    fleet = load(cluster_files, recursive)
+    documents = read_documents(expand_sources(filenames, recursive=recursive))
+    require_unique_identities(documents)
+    labels = {name: cluster.labels for name, cluster in fleet.clusters.items()}
+    try:
+        routed = route_objects([d.data for d in documents], labels)
+    except RoutingError as err:
+        raise InputErrors(
+            [
+                InputError(msg, documents[i].location(("metadata", "annotations")))
+                for i, msg in err.problems
+            ]
+        ) from None
+    plan = plan_route_dir(out_dir, routed)
+    for item in routed:
+        targets = ", ".join(item.clusters) or "(no cluster)"
+        click.echo(f"{item.file_name.removesuffix('.yaml')} -> {targets}")
+    rows = [[c.action, c.cluster, c.file, c.obj] for c in plan.changes if c.action != "unchanged"]
+    if rows:
+        click.echo()
+        click.echo(format_table(["ACTION", "CLUSTER", "FILE", "OBJECT"], rows), nl=False)
+    summary = ", ".join(
+        f"{plan.count(a)} {a}"
+        for a in ("add", "update", "remove", "unchanged", "keep")
+        if plan.count(a)
+    )
+    if dry_run:
+        click.echo(f"\nDry run: would write to {out_dir}: {summary or 'nothing'}")
+        return
+    apply_plan(plan)
+    click.echo(f"\nWrote {out_dir}: {summary or 'nothing'}")
+    for change in plan.changes:
+        if change.action == "keep":
+            path = out_dir / change.relpath
+            click.echo(
+                f"warning: {path}: edited since clusterplace wrote it; left in place", err=True
+            )
