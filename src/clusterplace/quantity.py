@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from decimal import ROUND_UP, Decimal, localcontext
+from decimal import Decimal
 
 __all__ = ["Quantity", "QuantityError", "parse_quantity"]
 
 _MAX_INT64 = 2**63 - 1
 _MAX_INT64_FACTORS = 18
+_MAX_MATERIALIZED_DIGITS = 400  # beyond float range: never build the giant integer
 _DECIMAL_SUFFIXES = {
     "n": -9,
     "u": -6,
@@ -74,12 +75,16 @@ class Quantity:
     @property
     def value(self) -> Decimal:
         """The exact value."""
-        return Decimal(self.unscaled).scaleb(self.exponent)
+        digits = tuple(int(d) for d in str(abs(self.unscaled)))
+        return Decimal((1 if self.unscaled < 0 else 0, digits, self.exponent))
 
     @property
     def approx_float(self) -> float:
         """``Quantity.AsApproximateFloat64()``: float(unscaled) * Pow10(exponent)."""
-        base = float(self.unscaled)
+        try:
+            base = float(self.unscaled)
+        except OverflowError:  # big.Float.Float64() saturates to ±Inf
+            base = float("inf") if self.unscaled > 0 else float("-inf")
         if self.exponent == 0:
             return base
         return base * _pow10(self.exponent)
@@ -197,13 +202,17 @@ def parse_quantity(text: str) -> Quantity:
     if unscaled != 0:
         # Round away from zero to scale 9 (1e-9), as inf.Dec.Round(…, 9, RoundUp).
         if dec_scale > 9:
-            with localcontext() as ctx:
-                ctx.prec = max(50, len(str(unscaled)) + 5)
-                exact = Decimal(unscaled).scaleb(-dec_scale)
-                unscaled = int(exact.quantize(Decimal("1e-9"), rounding=ROUND_UP).scaleb(9))
-        else:
+            shift = dec_scale - 9
+            if shift > len(str(unscaled)):
+                unscaled = 1
+            else:
+                quotient, remainder = divmod(unscaled, 10**shift)
+                unscaled = quotient + (1 if remainder else 0)
+            dec_scale = 9
+        elif 9 - dec_scale <= _MAX_MATERIALIZED_DIGITS:
             unscaled *= 10 ** (9 - dec_scale)
-        dec_scale = 9
-        if binary and unscaled > _MAX_INT64 * 10**9:
+            dec_scale = 9
+        # else: so large that its float is ±Inf either way; keep it unexpanded.
+        if binary and dec_scale == 9 and unscaled > _MAX_INT64 * 10**9:
             unscaled, dec_scale = _MAX_INT64, 0
     return Quantity(text, unscaled if positive else -unscaled, -dec_scale, binary)

@@ -127,3 +127,13 @@ def test_pointer_is_empty_without_a_position() -> None:
     with pytest.raises(SelectorError) as info:
         labels.Requirement("x", "unsupportedOp", [])
     assert info.value.pointer() == ""
+
+
+@pytest.mark.parametrize(
+    ("text", "position"),
+    [("x=a||y=b", 2), ("x<a", 2), ("x>-1", 2), ("env in (ok,b@d)", 7)],
+)
+def test_invalid_value_points_at_the_values(text, position):
+    with pytest.raises(labels.SelectorError) as info:
+        labels.parse(text)
+    assert info.value.position == position

@@ -159,8 +159,9 @@ class _Parser:
         op = _OPERATOR_OF.get(op_item.tok)
         if op is None:
             raise self._fail(f"found '{op_item.literal}', expected: {_BINARY_OPERATORS}", op_item)
+        value_start = self._peek()  # a bad value is reported where the values begin
         values = self._set_values() if op in (Operator.IN, Operator.NOT_IN) else self._exact()
-        return self._new(key, op, sorted(values), start)
+        return self._new(key, op, sorted(values), value_start)
 
     def _new(self, key: str, op: Operator, values: list[str], at: _Item) -> Requirement:
         try:

@@ -1,0 +1,7 @@
+"""``python -m clusterplace``."""
+
+import sys
+
+from clusterplace.cli.main import main
+
+sys.exit(main())
