@@ -11,7 +11,7 @@ from clusterplace.api.loader import require_unique_identities
 from clusterplace.bundles import apply_plan, plan_route_dir
 from clusterplace.cli._common import load
 from clusterplace.errors import InputError, InputErrors
-from clusterplace.federation import RoutingError
+from clusterplace.federation import ANNOTATION, RoutingError
 from clusterplace.federation import route as route_objects
 from clusterplace.outputs import format_table
 
@@ -68,7 +68,7 @@ def route(
     except RoutingError as err:
         raise InputErrors(
             [
-                InputError(msg, documents[i].location(("metadata", "annotations")))
+                InputError(msg, documents[i].location(("metadata", "annotations", ANNOTATION)))
                 for i, msg in err.problems
             ]
         ) from None

@@ -1,0 +1,143 @@
+"""``clusterplace route`` end to end: plan, writes, later runs, and refusals."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import yaml
+
+from tests.cli.conftest import ROOT
+
+ANNOTATION = "federation.alpha.kubernetes.io/cluster-selector"
+
+
+def _tree(root: Path) -> dict[str, str]:
+    if not root.exists():
+        return {}
+    return {str(p.relative_to(root)): p.read_text() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def _manifest(path: Path, name: str, selector: list[dict[str, object]] | None) -> None:
+    meta: dict[str, object] = {"name": name, "namespace": "shop"}
+    if selector is not None:
+        meta["annotations"] = {ANNOTATION: json.dumps(selector)}
+    path.write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta}))
+
+
+def test_dry_run_prints_the_plan_and_writes_nothing(run, golden, tmp_path):
+    out = tmp_path / "out"
+    result = run(
+        "route",
+        "-f",
+        "examples/manifests",
+        "--clusters",
+        "examples/fleet",
+        "-o",
+        str(out),
+        "--dry-run",
+    )
+    assert result.code == 0, result.stderr
+    golden("route-dry-run.txt", result.stdout.replace(str(out), "OUT"))
+    assert not out.exists()
+
+
+def test_writes_one_file_per_object_and_cluster(run, tmp_path):
+    out = tmp_path / "out"
+    result = run(
+        "route", "-f", "examples/manifests", "--clusters", "examples/fleet", "-o", str(out)
+    )
+    assert result.code == 0, result.stderr
+    assert result.stdout.endswith(f"Wrote {out}: 36 add\n")
+    europe = sorted(p.name for p in (out / "aws-prod-euw1").iterdir())
+    assert "configmap_shop_gdpr-settings.yaml" in europe
+    assert "configmap_shop_gdpr-settings.yaml" not in {
+        p.name for p in (out / "aws-prod-use1").iterdir()
+    }
+    copy = yaml.safe_load((out / "aws-prod-euw1" / "configmap_shop_gdpr-settings.yaml").read_text())
+    original = yaml.safe_load(
+        (ROOT / "examples/manifests/10-configmap-gdpr-settings.yaml").read_text()
+    )
+    assert copy == original
+    again = run("route", "-f", "examples/manifests", "--clusters", "examples/fleet", "-o", str(out))
+    assert again.stdout.endswith(f"Wrote {out}: 36 unchanged\n")
+
+
+def test_a_later_run_removes_copies_whose_selector_no_longer_matches(run, tmp_path):
+    manifests, out = tmp_path / "m", tmp_path / "out"
+    manifests.mkdir()
+    _manifest(
+        manifests / "cm.yaml",
+        "settings",
+        [{"key": "location", "operator": "in", "values": ["europe"]}],
+    )
+    mine = out / "aws-prod-use1" / "notes.txt"
+    assert (
+        run("route", "-f", str(manifests), "--clusters", "examples/fleet", "-o", str(out)).code == 0
+    )
+    assert (out / "aws-prod-euw1" / "configmap_shop_settings.yaml").exists()
+    mine.parent.mkdir(parents=True, exist_ok=True)
+    mine.write_text("not written by clusterplace")
+
+    _manifest(
+        manifests / "cm.yaml", "settings", [{"key": "location", "operator": "in", "values": ["us"]}]
+    )
+    result = run("route", "-f", str(manifests), "--clusters", "examples/fleet", "-o", str(out))
+    assert result.code == 0, result.stderr
+    assert "remove   aws-prod-euw1" in result.stdout
+    assert not (out / "aws-prod-euw1" / "configmap_shop_settings.yaml").exists()
+    assert (out / "aws-prod-use1" / "configmap_shop_settings.yaml").exists()
+    assert mine.read_text() == "not written by clusterplace"
+
+
+def test_invalid_annotation_names_object_and_requirement_and_writes_nothing(run, tmp_path):
+    manifests, out = tmp_path / "m", tmp_path / "out"
+    shutil.copytree(ROOT / "examples/manifests", manifests)
+    assert (
+        run("route", "-f", str(manifests), "--clusters", "examples/fleet", "-o", str(out)).code == 0
+    )
+    before = _tree(out)
+    _manifest(
+        manifests / "zz-bad.yaml", "bad", [{"key": "env", "operator": "Equals", "values": ["x"]}]
+    )
+    (manifests / "40-configmap-sidecar-config.yaml").unlink()  # would otherwise be removed
+    result = run("route", "-f", str(manifests), "--clusters", "examples/fleet", "-o", str(out))
+    assert result.code == 1
+    assert result.stdout == ""
+    assert result.stderr == (
+        f"error: {manifests / 'zz-bad.yaml'}:5: ConfigMap/shop/bad: metadata.annotations."
+        f"{ANNOTATION}: invalid "
+        f"{ANNOTATION} annotation: requirement [0] "
+        '{"key":"env","operator":"Equals","values":["x"]}: operator \'Equals\' is not '
+        "recognized; valid operators: In, in, =, ==, NotIn, notin, Exists, exists, !=, "
+        "DoesNotExist, !, Gt, gt, >, Lt, lt, <\n"
+    )
+    assert _tree(out) == before
+
+
+def test_refuses_to_overwrite_a_file_it_did_not_write(run, tmp_path):
+    manifests, out = tmp_path / "m", tmp_path / "out"
+    manifests.mkdir()
+    _manifest(manifests / "cm.yaml", "settings", None)
+    theirs = out / "onprem-dc1" / "configmap_shop_settings.yaml"
+    theirs.parent.mkdir(parents=True)
+    theirs.write_text("hand-made\n")
+    result = run("route", "-f", str(manifests), "--clusters", "examples/fleet", "-o", str(out))
+    assert result.code == 1
+    assert "was not written by clusterplace route; it is never overwritten" in result.stderr
+    assert _tree(out) == {"onprem-dc1/configmap_shop_settings.yaml": "hand-made\n"}
+
+
+def test_duplicate_manifest_names_both_places(run, tmp_path):
+    manifests = tmp_path / "m"
+    manifests.mkdir()
+    _manifest(manifests / "a.yaml", "same", None)
+    _manifest(manifests / "b.yaml", "same", None)
+    result = run(
+        "route", "-f", str(manifests), "--clusters", "examples/fleet", "-o", str(tmp_path / "o")
+    )
+    assert result.code == 1
+    assert str(manifests / "a.yaml") in result.stderr
+    assert str(manifests / "b.yaml") in result.stderr
+    assert not (tmp_path / "o").exists()
