@@ -117,3 +117,23 @@ def test_usage_error_exits_2(run):
     result = run("get", "clusters", "-f", FLEET, "-o", "xml")
     assert result.code == 2
     assert "Invalid value for '-o'" in result.stderr
+
+
+def test_unknown_kinds_are_reported_and_skipped(run, tmp_path):
+    fleet = tmp_path / "fleet.yaml"
+    fleet.write_text(
+        (ROOT / "examples/fleet/clusters.yaml").read_text()
+        + "\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n"
+    )
+    result = run("get", "clusters", "-f", str(fleet), "-o", "name", "-l", "tier=edge")
+    assert result.code == 0
+    assert result.stdout == "edge-store-042\n"
+    assert result.stderr.startswith(f"warning: {fleet}:")
+    assert result.stderr.endswith(
+        ":416: Deployment/web: skipped: this command does not read apps/v1 Deployment\n"
+    )
+
+
+def test_version(run):
+    result = run("--version")
+    assert (result.code, result.stdout) == (0, "clusterplace, version 0.1.0\n")

@@ -57,9 +57,7 @@ def warn_unknown(documents: Sequence[Document]) -> None:
     for doc in documents:
         kind = doc.data.get("kind")
         api_version = doc.data.get("apiVersion")
-        warn(
-            f"{doc.location()}: skipping {kind} ({api_version}): not a kind clusterplace reads here"
-        )
+        warn(f"{doc.location()}: skipped: this command does not read {api_version} {kind}")
 
 
 def load(filenames: Sequence[str], recursive: bool) -> Fleet:
