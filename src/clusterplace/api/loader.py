@@ -183,6 +183,10 @@ def require_unique_identities(documents: Sequence[Document]) -> None:
         raise LoadError(problems)
 
 
+def _article(noun: str) -> str:
+    return ("an " if noun[0] in "aeiou" else "a ") + noun
+
+
 def _type_name(value: object) -> str:
     if isinstance(value, bool):
         return "boolean"
@@ -265,7 +269,7 @@ def _message(err: Any, doc: Document, path: Path, model: type[BaseModel]) -> str
     if kind == "string_type" and isinstance(value, bool | int | float):
         literal = doc.source_text_of(path) or str(value)
         return (
-            f"must be a string, but {literal} was read as a {_type_name(value)} "
+            f"must be a string, but {literal} was read as {_article(_type_name(value))} "
             f"(YAML 1.1 reads yes/no/on/off, numbers like 010 or 1.10 as non-strings): "
             f'quote it, e.g. "{literal}"'
         )

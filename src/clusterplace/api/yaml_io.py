@@ -61,10 +61,7 @@ class TextError(ValueError):
 def load_text(text: str, *, json_only: bool = False) -> list[Any]:
     """Every document of a YAML stream (or the one JSON value), empty documents dropped."""
     if json_only:
-        try:
-            return [json.loads(text)]
-        except json.JSONDecodeError as err:
-            raise TextError(f"invalid JSON: {err.msg}", err.lineno) from None
+        return _load_json_stream(text)
     try:
         return [doc for doc in yaml.load_all(text, Loader=StrictLoader) if doc is not None]
     except yaml.MarkedYAMLError as err:
@@ -76,10 +73,47 @@ def load_text(text: str, *, json_only: bool = False) -> list[Any]:
         raise TextError(f"invalid YAML: {err}", None) from None
 
 
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise ValueError(f"found duplicate key {key!r}")
+        out[key] = value
+    return out
+
+
+_JSON = json.JSONDecoder(object_pairs_hook=_no_duplicates)
+
+
+def _load_json_stream(text: str) -> list[Any]:
+    """One or more concatenated JSON values (kubectl reads JSON streams too)."""
+    values: list[Any] = []
+    pos = 0
+    while True:
+        while pos < len(text) and text[pos] in " \t\r\n":
+            pos += 1
+        if pos >= len(text):
+            return values
+        try:
+            value, pos = _JSON.raw_decode(text, pos)
+        except json.JSONDecodeError as err:
+            raise TextError(f"invalid JSON: {err.msg}", err.lineno) from None
+        except ValueError as err:  # a duplicate key
+            line = text.count("\n", 0, pos) + 1
+            raise TextError(f"invalid JSON: {err}", line) from None
+        values.append(value)
+
+
+def _is_empty_document(node: yaml.Node) -> bool:
+    # load_text drops documents that construct to None; line lookups must skip them too.
+    return isinstance(node, yaml.ScalarNode) and node.tag == "tag:yaml.org,2002:null"
+
+
 @lru_cache(maxsize=8)
 def _nodes(text: str) -> list[yaml.Node]:
     try:
-        return [n for n in yaml.compose_all(text, Loader=yaml.CSafeLoader) if n is not None]
+        nodes = yaml.compose_all(text, Loader=yaml.CSafeLoader)
+        return [n for n in nodes if n is not None and not _is_empty_document(n)]
     except yaml.YAMLError:
         return []
 

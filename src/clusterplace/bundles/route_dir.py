@@ -56,6 +56,15 @@ class RoutePlan:
         return sum(1 for c in self.changes if c.action == action)
 
 
+def _inside(out_dir: Path, rel: str) -> bool:
+    """``rel`` is ``<cluster>/<file>`` and stays inside ``out_dir`` (an index is input too)."""
+    parts = rel.split("/")
+    if len(parts) != 2 or any(p in ("", ".", "..") or "\\" in p for p in parts):
+        return False
+    root = out_dir.resolve()
+    return (root / rel).resolve().parent.parent == root
+
+
 def _read_index(out_dir: Path) -> dict[str, dict[str, str]]:
     path = out_dir / INDEX_NAME
     if not path.exists():
@@ -65,7 +74,10 @@ def _read_index(out_dir: Path) -> dict[str, dict[str, str]]:
         files = data["files"]
         if data.get("kind") != INDEX_KIND or not isinstance(files, dict):
             raise ValueError
-        return {str(k): dict(v) for k, v in files.items()}
+        entries = {str(k): dict(v) for k, v in files.items()}
+        if not all(_inside(out_dir, rel) for rel in entries):
+            raise ValueError
+        return entries
     except (ValueError, KeyError, TypeError, AttributeError):
         raise InputError(
             "is not a clusterplace route index; remove it or use another output directory",
@@ -88,6 +100,14 @@ def plan_route_dir(out_dir: Path, routed: Sequence[Routed]) -> RoutePlan:
         for cluster in item.clusters:
             rel = f"{cluster}/{item.file_name}"
             path = out_dir / rel
+            if not _inside(out_dir, rel):
+                conflicts.append(
+                    InputError(
+                        f"cluster name {cluster!r} cannot be used as a directory name",
+                        Location(file=str(out_dir)),
+                    )
+                )
+                continue
             plan.contents[rel] = text
             plan.index[rel] = {"object": ref, "sha256": _digest(text)}
             if rel not in previous:

@@ -48,6 +48,19 @@ def object_file_name(obj: Mapping[str, Any]) -> str:
     return "_".join(parts) + ".yaml"
 
 
+def _unsafe_name(obj: Mapping[str, Any]) -> str | None:
+    """Why the object's name or namespace cannot be part of a file name (None if it can)."""
+    meta = obj.get("metadata") or {}
+    for field in ("namespace", "name"):
+        value = str(meta.get(field) or "")
+        if "/" in value or "\\" in value or value in (".", "..") or "\0" in value:
+            return (
+                f"metadata.{field} {value!r} cannot be used in a file name; Kubernetes names "
+                "are DNS subdomains (lower-case letters, digits, '-' and '.')"
+            )
+    return None
+
+
 def route(objects: Sequence[Mapping[str, Any]], clusters: Mapping[str, Labels]) -> list[Routed]:
     """Route every object to the clusters its annotation selects (all, without one).
 
@@ -58,6 +71,10 @@ def route(objects: Sequence[Mapping[str, Any]], clusters: Mapping[str, Labels]) 
     problems: list[tuple[int, str]] = []
     names = sorted(clusters)
     for index, obj in enumerate(objects):
+        unsafe = _unsafe_name(obj)
+        if unsafe:
+            problems.append((index, unsafe))
+            continue
         annotations = (obj.get("metadata") or {}).get("annotations") or {}
         value = annotations.get(ANNOTATION)
         if value is None:

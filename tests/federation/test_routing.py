@@ -1,0 +1,155 @@
+"""Routing objects to clusters by their ClusterSelector annotation, and their file names."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from clusterplace.federation import ANNOTATION, RoutingError, object_file_name, route
+from tests.federation._helpers import annotate, req
+
+CLUSTERS = {
+    "eu-2": {"location": "europe", "tier": "2"},
+    "us-1": {"location": "usa", "tier": "1"},
+    "eu-1": {"location": "europe", "tier": "1"},
+}
+ALL = ("eu-1", "eu-2", "us-1")
+
+
+def obj(
+    name: str,
+    *,
+    kind: str = "ConfigMap",
+    api: str = "v1",
+    namespace: str | None = "default",
+    selector: Any = None,
+) -> dict[str, Any]:
+    """An object; ``selector`` is a requirement list (JSON-encoded) or a raw annotation value."""
+    meta: dict[str, Any] = {"name": name}
+    if namespace:
+        meta["namespace"] = namespace
+    if isinstance(selector, list):
+        meta["annotations"] = annotate(*selector)
+    elif selector is not None:
+        meta["annotations"] = {ANNOTATION: selector}
+    return {"apiVersion": api, "kind": kind, "metadata": meta}
+
+
+ROUTES = [
+    ("no-annotation", obj("a"), ALL, None),
+    (
+        "no-metadata-annotations",
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": None},
+        ALL,
+        None,
+    ),
+    ("empty-list", obj("a", selector=[]), ALL, ""),
+    ("null", obj("a", selector="null"), ALL, ""),
+    (
+        "in",
+        obj("a", selector=[req("location", "in", "europe")]),
+        ("eu-1", "eu-2"),
+        "location in (europe)",
+    ),
+    (
+        "and",
+        obj("a", selector=[req("tier", "==", "1"), req("location", "=", "europe")]),
+        ("eu-1",),
+        "location=europe,tier==1",
+    ),
+    (
+        "notin",
+        obj("a", selector=[req("location", "notin", "europe")]),
+        ("us-1",),
+        "location notin (europe)",
+    ),
+    ("gt", obj("a", selector=[req("tier", "gt", "1")]), ("eu-2",), "tier>1"),
+    ("none-match", obj("a", selector=[req("location", "in", "asia")]), (), "location in (asia)"),
+    ("missing-label", obj("a", selector=[req("zone", "exists")]), (), "zone"),
+]
+
+
+@pytest.mark.parametrize(
+    ("item", "clusters", "canonical"),
+    [pytest.param(o, c, s, id=i) for i, o, c, s in ROUTES],
+)
+def test_route_one_object(
+    item: dict[str, Any], clusters: tuple[str, ...], canonical: str | None
+) -> None:
+    (routed,) = route([item], CLUSTERS)
+    assert routed.obj is item
+    assert routed.clusters == clusters
+    assert routed.file_name == object_file_name(item)
+    assert routed.selector == canonical
+
+
+def test_route_keeps_object_order_and_sorts_clusters() -> None:
+    items = [obj("b", selector=[req("location", "in", "usa")]), obj("a"), obj("c", selector=[])]
+    routed = route(items, CLUSTERS)
+    assert [(r.obj["metadata"]["name"], r.clusters) for r in routed] == [
+        ("b", ("us-1",)),
+        ("a", ALL),
+        ("c", ALL),
+    ]
+    assert [r.selector for r in routed] == ["location in (usa)", None, ""]
+
+
+def test_route_without_clusters() -> None:
+    assert [r.clusters for r in route([obj("a"), obj("b", selector=[])], {})] == [(), ()]
+
+
+def test_routing_error_lists_every_invalid_object() -> None:
+    items = [
+        obj("ok"),
+        obj("bad-json", selector="[{"),
+        obj("ok2", selector=[req("location", "in", "europe")]),
+        obj("bad-op", selector=[req("location", "Equals", "europe")]),
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"annotations": {ANNOTATION: 42}}},
+        obj("bad-value", selector=[req("tier", "gt", "one")]),
+    ]
+    with pytest.raises(RoutingError) as info:
+        route(items, CLUSTERS)
+    err = info.value
+    assert isinstance(err, ValueError)
+    assert [index for index, _ in err.problems] == [1, 3, 4, 5]
+    messages = [message for _, message in err.problems]
+    assert "invalid JSON" in messages[0]
+    assert "requirement [0]" in messages[1] and "'Equals' is not recognized" in messages[1]
+    assert "must be a string" in messages[2]
+    assert "the value must be an integer" in messages[3]
+    assert all(ANNOTATION in m for m in messages)
+    assert str(err) == "; ".join(messages)
+
+
+FILE_NAMES = [
+    (
+        obj("web", kind="Deployment", api="apps/v1", namespace="shop"),
+        "deployment.apps_shop_web.yaml",
+    ),
+    (obj("x"), "configmap_default_x.yaml"),
+    (obj("x", namespace=None), "configmap_x.yaml"),
+    (obj("shop", kind="Namespace", namespace=None), "namespace_shop.yaml"),
+    (
+        obj("view", kind="ClusterRole", api="rbac.authorization.k8s.io/v1", namespace=None),
+        "clusterrole.rbac.authorization.k8s.io_view.yaml",
+    ),
+    (
+        obj(
+            "p", kind="Placement", api="cluster.open-cluster-management.io/v1beta1", namespace="ns"
+        ),
+        "placement.cluster.open-cluster-management.io_ns_p.yaml",
+    ),
+]
+
+
+@pytest.mark.parametrize(("item", "expected"), FILE_NAMES, ids=[e for _, e in FILE_NAMES])
+def test_object_file_name(item: dict[str, Any], expected: str) -> None:
+    assert object_file_name(item) == expected
+
+
+def test_file_names_ignore_api_version() -> None:
+    names = {
+        object_file_name(obj("web", kind="Deployment", api=f"apps/{v}")) for v in ("v1", "v1beta2")
+    }
+    assert names == {"deployment.apps_default_web.yaml"}
