@@ -1,0 +1,120 @@
+"""PlacementMisconfigured and PlacementSatisfied, with upstream's reasons and messages."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from clusterplace.api import Condition, Placement
+from clusterplace.scheduling.framework import Code, Status
+from clusterplace.scheduling.schedule import Outcome
+
+__all__ = [
+    "MISCONFIGURED",
+    "SATISFIED",
+    "misconfigured_condition",
+    "satisfied_condition",
+    "set_condition",
+]
+
+MISCONFIGURED = "PlacementMisconfigured"
+SATISFIED = "PlacementSatisfied"
+
+
+def _condition(type_: str, ok: bool, reason: str, message: str, now: datetime) -> Condition:
+    return Condition(
+        type=type_,
+        status="True" if ok else "False",
+        reason=reason,
+        message=message,
+        last_transition_time=now,
+    )
+
+
+def misconfigured_condition(status: Status, now: datetime) -> Condition:
+    if status.code == Code.MISCONFIGURED:
+        return _condition(
+            MISCONFIGURED, True, "Misconfigured", f"{status.plugin}:{status.message}", now
+        )
+    return _condition(
+        MISCONFIGURED, False, "Succeedconfigured", "Placement configurations check pass", now
+    )
+
+
+def satisfied_condition(
+    placement: Placement, outcome: Outcome, status: Status, now: datetime
+) -> Condition:
+    """The first matching rule of upstream's ``newSatisfiedCondition``."""
+    candidates = outcome.candidates
+    if not candidates.bindings:
+        return _condition(
+            SATISFIED,
+            False,
+            "NoManagedClusterSetBindings",
+            "No valid ManagedClusterSetBindings found in placement namespace",
+            now,
+        )
+    if not candidates.eligible_sets:
+        wanted = ",".join(placement.spec.cluster_sets or [])
+        return _condition(
+            SATISFIED,
+            False,
+            "NoIntersection",
+            f"None of ManagedClusterSets [{wanted}] is bound to placement namespace",
+            now,
+        )
+    if not candidates.clusters:
+        sets = ",".join(candidates.eligible_sets)
+        return _condition(
+            SATISFIED,
+            False,
+            "AllManagedClusterSetsEmpty",
+            f"All ManagedClusterSets [{sets}] have no member ManagedCluster",
+            now,
+        )
+    if status.code == Code.ERROR:
+        return _condition(SATISFIED, False, "NotAllDecisionsScheduled", status.message, now)
+    if not outcome.selected:
+        return _condition(
+            SATISFIED,
+            False,
+            "NoManagedClusterMatched",
+            "No ManagedCluster matches any of the cluster predicate",
+            now,
+        )
+    if outcome.unscheduled == 0:
+        return _condition(
+            SATISFIED, True, "AllDecisionsScheduled", "All cluster decisions scheduled", now
+        )
+    return _condition(
+        SATISFIED,
+        False,
+        "NotAllDecisionsScheduled",
+        f"{outcome.unscheduled} cluster decisions unscheduled",
+        now,
+    )
+
+
+def set_condition(conditions: Sequence[Condition], new: Condition) -> list[Condition]:
+    """``meta.SetStatusCondition``: replace by type; keep lastTransitionTime unless status flips."""
+    out: list[Condition] = []
+    found = False
+    for existing in conditions:
+        if existing.type != new.type:
+            out.append(existing)
+            continue
+        found = True
+        keep_time = existing.status == new.status
+        out.append(
+            new.model_copy(
+                update={
+                    "last_transition_time": existing.last_transition_time
+                    if keep_time
+                    else new.last_transition_time,
+                    "observed_generation": new.observed_generation,
+                }
+            )
+        )
+    if not found:
+        out.append(new)
+    return out

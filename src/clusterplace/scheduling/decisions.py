@@ -1,0 +1,144 @@
+"""Decision groups and PlacementDecision pages (upstream ``scheduling_controller.go``).
+
+Groups: ``decisionGroups`` selectors first (first match wins, spec order), then the
+rest in one group named ""; each group cut into chunks of ``clustersPerDecisionGroup``.
+Pages: at most 100 decisions per PlacementDecision, named ``<placement>-decision-<k>``
+with k counting from 1 across all groups.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from clusterplace.api import ManagedCluster, Placement, PlacementDecision
+from clusterplace.api.base import ObjectMeta, OwnerReference
+from clusterplace.api.placement import (
+    DECISION_GROUP_INDEX_LABEL,
+    DECISION_GROUP_NAME_LABEL,
+    PLACEMENT_LABEL,
+    ClusterDecision,
+    PlacementDecisionStatus,
+)
+from clusterplace.labels import SelectorError, from_label_selector, from_requirements
+
+__all__ = ["PAGE_SIZE", "DecisionGroup", "GroupError", "build_decisions", "make_groups"]
+
+PAGE_SIZE = 100
+
+
+class GroupError(ValueError):
+    """The group strategy cannot be applied; the placement is Misconfigured."""
+
+
+@dataclass(frozen=True)
+class DecisionGroup:
+    index: int
+    name: str
+    clusters: tuple[str, ...]
+    decision_names: tuple[str, ...] = ()
+
+
+def group_length(placement: Placement, selected: int) -> int:
+    strategy = placement.spec.decision_strategy
+    group = strategy.group_strategy if strategy else None
+    value: int | str = group.clusters_per_decision_group if group else "100%"
+    if isinstance(value, str):
+        if not value.endswith("%"):
+            raise GroupError(f"{value} invalid type: string is not a percentage")
+        try:
+            percent = int(value[:-1])
+        except ValueError:
+            raise GroupError(f"{value} invalid type: string is not a percentage") from None
+        length = math.ceil(percent / 100 * selected)
+    else:
+        length = value
+    return selected if length <= 0 or length > selected else length
+
+
+def _chunks(names: Sequence[str], size: int) -> list[tuple[str, ...]]:
+    if size <= 0:
+        return [tuple(names)] if names else []
+    return [tuple(names[i : i + size]) for i in range(0, len(names), size)]
+
+
+def make_groups(
+    placement: Placement, selected: Sequence[ManagedCluster], claims_of: dict[str, dict[str, str]]
+) -> list[tuple[str, tuple[str, ...]]]:
+    """(group name, sorted cluster names) per decision group, in index order."""
+    length = group_length(placement, len(selected))
+    strategy = placement.spec.decision_strategy
+    group_specs = (
+        (strategy.group_strategy.decision_groups or [])
+        if strategy and strategy.group_strategy
+        else []
+    )
+    remaining = {c.name: c for c in selected}
+    groups: list[tuple[str, tuple[str, ...]]] = []
+    for spec in group_specs:
+        selector = spec.group_cluster_selector
+        try:
+            labels = from_label_selector(
+                selector.label_selector if selector.label_selector is not None else {}
+            )
+            claims = from_requirements(
+                (selector.claim_selector.match_expressions or []) if selector.claim_selector else []
+            )
+        except SelectorError as err:
+            raise GroupError(str(err)) from None
+        members = sorted(
+            name
+            for name, cluster in remaining.items()
+            if labels.matches(cluster.labels) and claims.matches(claims_of.get(name, {}))
+        )
+        for name in members:
+            del remaining[name]
+        groups.extend((spec.group_name, chunk) for chunk in _chunks(members, length))
+    groups.extend(("", chunk) for chunk in _chunks(sorted(remaining), length))
+    if not groups:
+        groups.append(("", ()))
+    return groups
+
+
+def build_decisions(
+    placement: Placement, groups: Sequence[tuple[str, tuple[str, ...]]]
+) -> tuple[list[DecisionGroup], list[PlacementDecision]]:
+    """Group statuses and the PlacementDecision objects that carry them."""
+    owner = OwnerReference(
+        api_version=placement.api_version,
+        kind="Placement",
+        name=placement.name,
+        uid=placement.metadata.uid or "",
+        controller=True,
+        block_owner_deletion=True,
+    )
+    statuses: list[DecisionGroup] = []
+    decisions: list[PlacementDecision] = []
+    for index, (name, clusters) in enumerate(groups):
+        names: list[str] = []
+        pages = [clusters[i : i + PAGE_SIZE] for i in range(0, len(clusters), PAGE_SIZE)] or [()]
+        for page in pages:
+            pd_name = f"{placement.name}-decision-{len(decisions) + 1}"
+            names.append(pd_name)
+            decisions.append(
+                PlacementDecision(
+                    api_version="cluster.open-cluster-management.io/v1beta1",
+                    kind="PlacementDecision",
+                    metadata=ObjectMeta(
+                        name=pd_name,
+                        namespace=placement.namespace,
+                        labels={
+                            PLACEMENT_LABEL: placement.name,
+                            DECISION_GROUP_NAME_LABEL: name,
+                            DECISION_GROUP_INDEX_LABEL: str(index),
+                        },
+                        owner_references=[owner],
+                    ),
+                    status=PlacementDecisionStatus(
+                        decisions=[ClusterDecision(cluster_name=c, reason="") for c in sorted(page)]
+                    ),
+                )
+            )
+        statuses.append(DecisionGroup(index, name, clusters, tuple(names)))
+    return statuses, decisions

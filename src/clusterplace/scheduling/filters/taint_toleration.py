@@ -1,0 +1,123 @@
+"""The TaintToleration filter: a cluster passes only if every taint is tolerated.
+
+PreferNoSelect taints are always tolerated; NoSelectIfNew taints are tolerated for
+clusters this placement already selected; otherwise the first matching, unexpired
+toleration wins. ``tolerationSeconds`` counts from the taint's ``timeAdded`` (for
+every effect, as upstream's code does), strictly: expired at exactly that instant.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, datetime, timedelta
+
+from clusterplace.api import ManagedCluster, Taint
+from clusterplace.api.base import format_time
+from clusterplace.api.placement import Toleration
+from clusterplace.scheduling.framework import Context, FilterResult, Status
+
+__all__ = ["TaintTolerationFilter", "tolerates"]
+
+NAME = "TaintToleration"
+_ZERO_TIME = datetime(1, 1, 1, tzinfo=UTC)
+
+
+def _validate(tolerations: Sequence[Toleration]) -> str | None:
+    for toleration in tolerations:
+        operator = toleration.operator
+        if not toleration.key and operator != "Exists":
+            return "If the key is empty, operator must be Exists."
+        if operator == "Exists" and toleration.value:
+            return "If the operator is Exists, the value should be empty."
+    return None
+
+
+def tolerates(toleration: Toleration, taint: Taint) -> bool:
+    """Whether ``toleration`` matches ``taint`` (expiry aside)."""
+    if toleration.effect and toleration.effect != taint.effect:
+        return False
+    if toleration.key and toleration.key != taint.key:
+        return False
+    if toleration.operator in ("", "Equal"):
+        return (toleration.value or "") == taint.value
+    return toleration.operator == "Exists"
+
+
+def expiry(toleration: Toleration, taint: Taint) -> datetime | None:
+    """When the toleration stops tolerating this taint (None: never)."""
+    if toleration.toleration_seconds is None:
+        return None
+    added = taint.time_added or _ZERO_TIME
+    try:
+        return added + timedelta(seconds=toleration.toleration_seconds)
+    except OverflowError:
+        return datetime.max.replace(tzinfo=UTC) if toleration.toleration_seconds > 0 else _ZERO_TIME
+
+
+def _taint_text(taint: Taint) -> str:
+    return (
+        f"{taint.key}={taint.value}:{taint.effect}"
+        if taint.value
+        else f"{taint.key}:{taint.effect}"
+    )
+
+
+class TaintTolerationFilter:
+    name = NAME
+
+    def filter(self, ctx: Context, clusters: Sequence[ManagedCluster]) -> FilterResult:
+        if not clusters:
+            return FilterResult([])
+        tolerations = ctx.placement.spec.tolerations or []
+        invalid = _validate(tolerations)
+        if invalid:
+            return FilterResult([], Status.misconfigured(NAME, invalid))
+        placement = ctx.placement
+        existing = ctx.snapshot.decisions.own_clusters(placement.namespace, placement.name)
+        kept: list[ManagedCluster] = []
+        rejected: dict[str, str] = {}
+        requeue_at: datetime | None = None
+        for cluster in clusters:
+            reason, until = self._check(cluster, tolerations, existing, ctx.now)
+            if reason is None:
+                kept.append(cluster)
+                # Requeue when a toleration of a cluster already selected runs out.
+                if until is not None and cluster.name in existing:
+                    requeue_at = until if requeue_at is None else min(requeue_at, until)
+            else:
+                rejected[cluster.name] = reason
+        return FilterResult(kept, requeue_at=requeue_at, rejected=rejected)
+
+    @staticmethod
+    def _check(
+        cluster: ManagedCluster,
+        tolerations: Sequence[Toleration],
+        existing: set[str],
+        now: datetime,
+    ) -> tuple[str | None, datetime | None]:
+        """(why the cluster is rejected or None, the earliest toleration expiry used)."""
+        earliest: datetime | None = None
+        for taint in cluster.taints:
+            if taint.effect == "PreferNoSelect":
+                continue
+            if taint.effect == "NoSelectIfNew" and cluster.name in existing:
+                continue
+            tolerated = False
+            expired_at: datetime | None = None
+            for toleration in tolerations:
+                if not tolerates(toleration, taint):
+                    continue
+                until = expiry(toleration, taint)
+                if until is not None and not now < until:
+                    expired_at = until if expired_at is None else max(expired_at, until)
+                    continue
+                tolerated = True
+                if until is not None:
+                    earliest = until if earliest is None else min(earliest, until)
+                break
+            if not tolerated:
+                why = f"taint {_taint_text(taint)} is not tolerated"
+                if expired_at is not None:
+                    why += f" (its toleration expired at {format_time(expired_at)})"
+                return why, None
+        return None, earliest

@@ -1,0 +1,68 @@
+"""From ``spec.prioritizerPolicy`` to weighted prioritizers (upstream's weight rules).
+
+Additive (or ""): Balance and Steady weigh 1 unless configured; Exact: only what is
+configured. Entries of weight 0 are skipped, without validation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from clusterplace.api import Placement
+from clusterplace.api.placement import AddOnScore
+from clusterplace.scheduling.framework import Prioritizer, Status
+from clusterplace.scheduling.prioritizers.addon import AddOnPrioritizer
+from clusterplace.scheduling.prioritizers.balance import BalancePrioritizer
+from clusterplace.scheduling.prioritizers.resource import ResourcePrioritizer
+from clusterplace.scheduling.prioritizers.steady import SteadyPrioritizer
+
+__all__ = ["Weighted", "build_prioritizers"]
+
+BUILT_IN: dict[str, Callable[[], Prioritizer]] = {
+    "Balance": BalancePrioritizer,
+    "Steady": SteadyPrioritizer,
+    "ResourceAllocatableCPU": lambda: ResourcePrioritizer("ResourceAllocatableCPU", "cpu"),
+    "ResourceAllocatableMemory": lambda: ResourcePrioritizer("ResourceAllocatableMemory", "memory"),
+}
+
+
+@dataclass(frozen=True)
+class Weighted:
+    prioritizer: Prioritizer
+    weight: int
+
+
+def build_prioritizers(placement: Placement) -> tuple[list[Weighted], Status]:
+    """The prioritizers to run with their weights, or a Misconfigured status."""
+    policy = placement.spec.prioritizer_policy
+    mode = policy.mode
+    # Keys keep configuration order; AddOn entries are keyed per entry (upstream keys
+    # them by pointer, so two identical AddOn entries both run).
+    weights: dict[object, tuple[str, str | AddOnScore | None, int]] = {}
+    if mode in ("", "Additive"):
+        weights["BuiltIn/Balance"] = ("BuiltIn", "Balance", 1)
+        weights["BuiltIn/Steady"] = ("BuiltIn", "Steady", 1)
+    elif mode != "Exact":
+        return [], Status.misconfigured("", f"incorrect prioritizer policy mode: {mode}")
+    for index, config in enumerate(policy.configurations or []):
+        coordinate = config.score_coordinate
+        if coordinate.type == "BuiltIn":
+            name = coordinate.built_in or ""
+            weights[f"BuiltIn/{name}"] = ("BuiltIn", name, config.weight)
+        else:
+            weights[("AddOn", index)] = ("AddOn", coordinate.add_on, config.weight)
+    built: list[Weighted] = []
+    for _, what, weight in weights.values():
+        if weight == 0:
+            continue
+        if isinstance(what, str):
+            factory = BUILT_IN.get(str(what))
+            if factory is None:
+                return [], Status.misconfigured("", f"incorrect builtin prioritizer: {what}")
+            built.append(Weighted(factory(), weight))
+        else:
+            if what is None:
+                return [], Status.misconfigured("", "addOn should not be empty")
+            built.append(Weighted(AddOnPrioritizer(what.resource_name, what.score_name), weight))
+    return built, Status.success()

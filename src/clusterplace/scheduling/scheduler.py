@@ -1,0 +1,166 @@
+"""Schedule every Placement of a fleet, as a hub's placement controller would.
+
+Placements are scheduled one at a time in (namespace, name) order; each sees the
+PlacementDecisions of the input as updated by the placements before it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+
+from clusterplace.api import Fleet, KubeObject, Placement, PlacementDecision
+from clusterplace.api.placement import (
+    DISABLE_SCHEDULING_ANNOTATION,
+    DecisionGroupStatus,
+    PlacementStatus,
+)
+from clusterplace.scheduling.candidates import SetSelectorError
+from clusterplace.scheduling.conditions import (
+    misconfigured_condition,
+    satisfied_condition,
+    set_condition,
+)
+from clusterplace.scheduling.decisions import (
+    DecisionGroup,
+    GroupError,
+    build_decisions,
+    make_groups,
+)
+from clusterplace.scheduling.events import (
+    Event,
+    decision_event,
+    score_event,
+    warning_update_event,
+)
+from clusterplace.scheduling.framework import Code, Status
+from clusterplace.scheduling.schedule import Outcome, schedule_placement
+from clusterplace.scheduling.snapshot import Snapshot
+
+__all__ = ["PlacementResult", "ScheduleResult", "schedule"]
+
+
+@dataclass
+class PlacementResult:
+    """One placement after scheduling: its new status, decisions, events and why."""
+
+    placement: Placement
+    decisions: list[PlacementDecision]
+    deleted: list[str] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)
+    outcome: Outcome | None = None
+    groups: list[DecisionGroup] = field(default_factory=list)
+    status: Status = field(default_factory=Status.success)
+    requeue_after: timedelta | None = None
+    skipped: bool = False  # scheduling disabled by annotation
+    error: str | None = None  # the sync failed; nothing was changed
+
+    @property
+    def satisfied(self) -> bool:
+        for cond in (self.placement.status.conditions if self.placement.status else None) or []:
+            if cond.type == "PlacementSatisfied":
+                return cond.status == "True"
+        return False
+
+
+@dataclass
+class ScheduleResult:
+    placements: list[PlacementResult]
+
+    def get(self, namespace: str, name: str) -> PlacementResult | None:
+        for result in self.placements:
+            if (result.placement.namespace, result.placement.name) == (namespace, name):
+                return result
+        return None
+
+
+def schedule(source: Fleet | Iterable[KubeObject], now: datetime | None = None) -> ScheduleResult:
+    """Schedule every Placement in ``source`` (a :class:`Fleet` or typed objects).
+
+    ``now`` (default: the current time) drives tolerationSeconds, score expiry and
+    requeue times. Nothing in ``source`` is modified.
+    """
+    fleet = source if isinstance(source, Fleet) else Fleet.of(source)
+    moment = now or datetime.now(UTC)
+    snapshot = Snapshot(fleet)
+    return ScheduleResult(
+        [_schedule_one(snapshot, fleet.placements[key], moment) for key in sorted(fleet.placements)]
+    )
+
+
+def _events(
+    placement: Placement,
+    old: list[PlacementDecision],
+    new: list[PlacementDecision],
+    status: Status,
+    totals: dict[str, int],
+) -> tuple[list[Event], list[str]]:
+    ns, name = placement.namespace, placement.name
+    before = {pd.name: pd for pd in old}
+    events: list[Event] = []
+    for pd in new:
+        previous = before.get(pd.name)
+        if previous is None:
+            events.append(decision_event("DecisionCreate", pd.name, name, ns))
+            # A real API server drops status on create; it is then patched if not empty.
+            changed = bool(pd.status.decisions)
+        else:
+            changed = previous.status.decisions != pd.status.decisions
+        if not changed:
+            continue
+        if status.code == Code.WARNING:
+            events.append(warning_update_event(pd.name, name, ns, status.message, status.plugin))
+        else:
+            events.append(decision_event("DecisionUpdate", pd.name, name, ns))
+        if totals:
+            events.append(score_event(pd.name, totals))
+    kept = {pd.name for pd in new}
+    deleted = [pd.name for pd in old if pd.name not in kept]
+    events.extend(decision_event("DecisionDelete", pd, name, ns) for pd in deleted)
+    return events, deleted
+
+
+def _schedule_one(snapshot: Snapshot, placement: Placement, now: datetime) -> PlacementResult:
+    store = snapshot.decisions
+    old = store.owned(placement.namespace, placement.name)
+    if placement.annotations.get(DISABLE_SCHEDULING_ANNOTATION) == "true":
+        return PlacementResult(placement, old, skipped=True)
+    try:
+        outcome = schedule_placement(snapshot, placement, now)
+    except SetSelectorError as err:
+        return PlacementResult(placement, old, error=str(err))
+    status = outcome.status
+    selected = [] if not status.ok else outcome.selected
+    if not status.ok:
+        outcome.selected, outcome.unscheduled = [], 0
+    chosen = [snapshot.clusters[n] for n in selected]
+    claims = {c.name: snapshot.claims(c) for c in chosen}
+    groups: list[DecisionGroup] = []
+    decisions: list[PlacementDecision] = []
+    try:
+        groups, decisions = build_decisions(placement, make_groups(placement, chosen, claims))
+    except GroupError as err:
+        status = Status.misconfigured("", str(err))
+    totals = outcome.totals if status.ok else {}
+    events, deleted = _events(placement, old, decisions, status, totals)
+    conditions = list((placement.status.conditions if placement.status else None) or [])
+    conditions = set_condition(conditions, misconfigured_condition(status, now))
+    conditions = set_condition(conditions, satisfied_condition(placement, outcome, status, now))
+    new_status = PlacementStatus(
+        number_of_selected_clusters=len(selected),
+        decision_groups=[
+            DecisionGroupStatus(
+                decision_group_index=g.index,
+                decision_group_name=g.name,
+                decisions=list(g.decision_names),
+                cluster_count=len(g.clusters),
+            )
+            for g in groups
+        ],
+        conditions=conditions,
+    )
+    updated = placement.model_copy(update={"status": new_status})
+    store.replace(placement.namespace, placement.name, decisions)
+    requeue = None if outcome.requeue_at is None else outcome.requeue_at - now
+    return PlacementResult(updated, decisions, deleted, events, outcome, groups, status, requeue)
