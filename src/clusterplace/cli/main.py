@@ -8,7 +8,9 @@ import click
 
 from clusterplace import __version__
 from clusterplace.cli.get import get
+from clusterplace.cli.placement import describe, explain
 from clusterplace.cli.route import route
+from clusterplace.cli.schedule import schedule_command
 from clusterplace.errors import ClusterplaceError
 from clusterplace.labels import SelectorError
 
@@ -22,12 +24,16 @@ EXIT_INPUT_ERROR = 1
 def cli() -> None:
     """Decide which clusters a workload, object or definition goes to, and explain why.
 
-    Exit codes: 0 success, 1 invalid input (nothing written), 2 usage error.
+    Exit codes: 0 success, 1 invalid input (nothing written), 2 usage error,
+    3 a placement is not satisfied (schedule --fail-unsatisfied).
     """
 
 
 cli.add_command(get)
 cli.add_command(route)
+cli.add_command(schedule_command)
+cli.add_command(explain)
+cli.add_command(describe)
 
 
 def _report(err: Exception) -> None:

@@ -12,19 +12,20 @@ __all__ = ["format_table"]
 _PADDING = 3
 
 
-def _width(text: str) -> int:
-    return len(text)
-
-
 def format_table(
-    headers: Sequence[str], rows: Sequence[Sequence[str]], *, no_headers: bool = False
+    headers: Sequence[str],
+    rows: Sequence[Sequence[str]],
+    *,
+    no_headers: bool = False,
+    upper: bool = True,
 ) -> str:
     """Rows as aligned text; every cell padded to its column's widest cell plus 3 spaces,
     except the last column, which is never padded (as kubectl prints it)."""
-    table = ([[h.upper() for h in headers]] if not no_headers else []) + [list(r) for r in rows]
+    head = [[h.upper() if upper else h for h in headers]] if not no_headers else []
+    table = head + [list(r) for r in rows]
     if not table:
         return ""
-    widths = [max(_width(row[i]) for row in table) for i in range(len(headers))]
+    widths = [max(len(row[i]) for row in table) for i in range(len(headers))]
     lines = []
     for row in table:
         cells = [cell.ljust(widths[i] + _PADDING) for i, cell in enumerate(row[:-1])]

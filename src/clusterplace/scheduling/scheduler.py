@@ -67,6 +67,7 @@ class PlacementResult:
 @dataclass
 class ScheduleResult:
     placements: list[PlacementResult]
+    snapshot: Snapshot
 
     def get(self, namespace: str, name: str) -> PlacementResult | None:
         for result in self.placements:
@@ -85,7 +86,11 @@ def schedule(source: Fleet | Iterable[KubeObject], now: datetime | None = None) 
     moment = now or datetime.now(UTC)
     snapshot = Snapshot(fleet)
     return ScheduleResult(
-        [_schedule_one(snapshot, fleet.placements[key], moment) for key in sorted(fleet.placements)]
+        [
+            _schedule_one(snapshot, fleet.placements[key], moment)
+            for key in sorted(fleet.placements)
+        ],
+        snapshot,
     )
 
 

@@ -1,0 +1,52 @@
+"""Loading a fleet and scheduling it: what ``schedule``, ``explain`` and ``describe`` share."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import click
+
+from clusterplace.api.base import parse_time
+from clusterplace.cli._common import load
+from clusterplace.errors import InputError
+from clusterplace.scheduling import PlacementResult, ScheduleResult, schedule
+
+__all__ = ["now_option", "pick", "run_schedule"]
+
+
+def _parse_now(_ctx: click.Context, _param: click.Parameter, value: str | None) -> datetime:
+    if value is None:
+        return datetime.now(UTC)
+    try:
+        return parse_time(value)
+    except ValueError as err:
+        raise click.BadParameter(str(err)) from None
+
+
+now_option = click.option(
+    "--now",
+    metavar="RFC3339",
+    callback=_parse_now,
+    help="The time to schedule at (default: now); drives tolerationSeconds and score expiry.",
+)
+
+
+def run_schedule(filenames: tuple[str, ...], recursive: bool, now: datetime) -> ScheduleResult:
+    result = schedule(load(filenames, recursive), now=now)
+    errors = [r for r in result.placements if r.error]
+    if errors:
+        from clusterplace.errors import InputErrors
+
+        raise InputErrors([InputError(r.error or "", None) for r in errors])
+    return result
+
+
+def pick(result: ScheduleResult, name: str, namespace: str) -> PlacementResult:
+    found = result.get(namespace, name)
+    if found is None:
+        known = ", ".join(f"{r.placement.namespace}/{r.placement.name}" for r in result.placements)
+        raise InputError(
+            f'placement "{name}" not found in namespace "{namespace}"'
+            + (f" (placements: {known})" if known else " (the input has no Placement)")
+        )
+    return found

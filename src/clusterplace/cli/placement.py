@@ -1,0 +1,114 @@
+"""``clusterplace explain placement`` and ``clusterplace describe placement``."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+import click
+
+from clusterplace.api.yaml_io import dump_json, dump_yaml_stream
+from clusterplace.cli._common import filename_options
+from clusterplace.cli._schedule_run import now_option, pick, run_schedule
+from clusterplace.outputs import format_table
+from clusterplace.outputs.describe import describe as describe_text
+from clusterplace.scheduling.explain import ClusterExplanation
+from clusterplace.scheduling.explain import explain as explain_placement
+
+__all__ = ["describe", "explain"]
+
+
+def _scores(item: ClusterExplanation) -> str:
+    if not item.scores:
+        return ""
+    return ", ".join(f"{p}={s}x{item.weights.get(p, 0)}" for p, s in item.scores.items())
+
+
+@click.group()
+def explain() -> None:
+    """Explain scheduling decisions."""
+
+
+@explain.command("placement")
+@click.argument("name")
+@click.option("-n", "--namespace", default="default", show_default=True)
+@filename_options("Fleet files or directories.")
+@now_option
+@click.option(
+    "-o",
+    "--output",
+    type=click.Choice(["table", "wide", "yaml", "json"]),
+    default="table",
+    show_default=True,
+)
+def explain_command(
+    name: str,
+    namespace: str,
+    filenames: tuple[str, ...],
+    recursive: bool,
+    now: datetime,
+    output: str,
+) -> None:
+    """For every cluster of the fleet: why the placement selected it or not.
+
+    Stages: ClusterSet (not a candidate), Terminating, Predicate, TaintToleration,
+    Scheduling (stopped by a misconfiguration), Selection (rank, scores, cut-off).
+    """
+    result = run_schedule(filenames, recursive, now)
+    chosen = pick(result, name, namespace)
+    items = explain_placement(result.snapshot, chosen)
+    data: dict[str, Any] = {
+        "placement": {"namespace": namespace, "name": name},
+        "numberOfClusters": chosen.placement.spec.number_of_clusters,
+        "clusters": [i.to_dict() for i in items],
+    }
+    if output == "yaml":
+        click.echo(dump_yaml_stream([data]), nl=False)
+        return
+    if output == "json":
+        click.echo(dump_json(data), nl=False)
+        return
+    headers = ["CLUSTER", "SELECTED", "STAGE", "RANK", "SCORE", "REASON"]
+    if output == "wide":
+        headers.insert(5, "SCORES")
+    rows = []
+    for item in items:
+        row = [
+            item.cluster,
+            "yes" if item.selected else "no",
+            item.stage,
+            str(item.rank) if item.rank is not None else "-",
+            str(item.total) if item.total is not None else "-",
+            item.reason,
+        ]
+        if output == "wide":
+            row.insert(5, _scores(item) or "-")
+        rows.append(row)
+    click.echo(format_table(headers, rows), nl=False)
+
+
+@click.group()
+def describe() -> None:
+    """Show details of an object, kubectl-describe style."""
+
+
+@describe.command("placement")
+@click.argument("name")
+@click.option("-n", "--namespace", default="default", show_default=True)
+@filename_options("Fleet files or directories.")
+@now_option
+def describe_command(
+    name: str, namespace: str, filenames: tuple[str, ...], recursive: bool, now: datetime
+) -> None:
+    """The placement with its computed status, decisions and the events of this run."""
+    result = run_schedule(filenames, recursive, now)
+    chosen = pick(result, name, namespace)
+    decisions = {
+        pd.name: [d.cluster_name for d in pd.status.decisions] or ["<none>"]
+        for pd in chosen.decisions
+    }
+    extra: list[tuple[str, Any]] = [("Decisions", decisions or {"<none>": ""})]
+    if chosen.requeue_after is not None:
+        extra.append(("Requeue After", f"{int(chosen.requeue_after.total_seconds())}s"))
+    events = [[e.type, e.reason, "placementController", e.note] for e in chosen.events]
+    click.echo(describe_text(chosen.placement.to_dict(), extra, events), nl=False)

@@ -1,0 +1,111 @@
+"""``clusterplace schedule``: every Placement's decisions and status, as a hub computes them."""
+
+from __future__ import annotations
+
+import sys
+from datetime import datetime
+from typing import Any
+
+import click
+
+from clusterplace.api.yaml_io import dump_json, dump_yaml_stream
+from clusterplace.cli._common import filename_options
+from clusterplace.cli._schedule_run import now_option, run_schedule
+from clusterplace.outputs import as_json_list, format_table
+from clusterplace.scheduling import PlacementResult
+
+__all__ = ["EXIT_UNSATISFIED", "schedule_command"]
+
+EXIT_UNSATISFIED = 3
+
+
+def _condition(result: PlacementResult, type_: str) -> tuple[str, str]:
+    for cond in (result.placement.status.conditions if result.placement.status else None) or []:
+        if cond.type == type_:
+            return cond.status, cond.reason
+    return "Unknown", ""
+
+
+def _row(result: PlacementResult, wide: bool) -> list[str]:
+    placement = result.placement
+    if result.skipped:
+        satisfied, reason = "Unknown", "SchedulingDisabled"
+    else:
+        satisfied, reason = _condition(result, "PlacementSatisfied")
+        misconfigured, why = _condition(result, "PlacementMisconfigured")
+        if misconfigured == "True":
+            reason = why
+    selected = sum(len(pd.status.decisions) for pd in result.decisions)
+    wanted = placement.spec.number_of_clusters
+    clusters = sorted(c.cluster_name for pd in result.decisions for c in pd.status.decisions)
+    row = [
+        placement.namespace,
+        placement.name,
+        satisfied,
+        reason,
+        f"{selected}/{wanted if wanted is not None else 'all'}",
+        ",".join(clusters) or "<none>",
+    ]
+    if wide:
+        groups = ";".join(
+            f"{g.index}:{g.name or '-'}={','.join(g.clusters) or '<none>'}" for g in result.groups
+        )
+        row[5:5] = [groups or "<none>", ",".join(pd.name for pd in result.decisions) or "<none>"]
+    return row
+
+
+def _objects(results: list[PlacementResult]) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for result in results:
+        out.append(result.placement.to_dict())
+        out.extend(pd.to_dict() for pd in result.decisions)
+    return out
+
+
+@click.command("schedule")
+@filename_options(
+    "Fleet files or directories: clusters, sets, bindings, placements, decisions, scores."
+)
+@now_option
+@click.option(
+    "-o",
+    "--output",
+    type=click.Choice(["table", "wide", "yaml", "json"]),
+    default="table",
+    show_default=True,
+    help="Output format.",
+)
+@click.option(
+    "--fail-unsatisfied",
+    is_flag=True,
+    help=f"Exit {EXIT_UNSATISFIED} when any placement is not satisfied (for CI gates).",
+)
+def schedule_command(
+    filenames: tuple[str, ...], recursive: bool, now: datetime, output: str, fail_unsatisfied: bool
+) -> None:
+    """Schedule every Placement as an OCM hub would, and print the results.
+
+    yaml/json: each Placement (by namespace, name) with its computed status, followed by
+    its PlacementDecisions. table/wide: one line per placement.
+    """
+    result = run_schedule(filenames, recursive, now)
+    placements = result.placements
+    if output == "yaml":
+        click.echo(dump_yaml_stream(_objects(placements)), nl=False)
+    elif output == "json":
+        click.echo(dump_json(as_json_list(_objects(placements))), nl=False)
+    elif not placements:
+        click.echo("No resources found", err=True)
+    else:
+        headers = ["NAMESPACE", "NAME", "SATISFIED", "REASON", "SELECTED", "CLUSTERS"]
+        if output == "wide":
+            headers[5:5] = ["GROUPS", "DECISIONS"]
+        rows = [_row(r, output == "wide") for r in placements]
+        click.echo(format_table(headers, rows), nl=False)
+    for r in placements:
+        if r.status.code.value == "Warning":
+            click.echo(
+                f"warning: {r.placement.ref}: {r.status.plugin}: {r.status.message}", err=True
+            )
+    if fail_unsatisfied and any(not r.satisfied for r in placements):
+        sys.exit(EXIT_UNSATISFIED)

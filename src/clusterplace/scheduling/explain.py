@@ -1,0 +1,146 @@
+"""Why each cluster of the fleet was, or was not, selected by a placement."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from clusterplace.scheduling.candidates import set_selector
+from clusterplace.scheduling.framework import Code
+from clusterplace.scheduling.scheduler import PlacementResult
+from clusterplace.scheduling.snapshot import Snapshot
+
+__all__ = ["ClusterExplanation", "explain"]
+
+
+@dataclass(frozen=True)
+class ClusterExplanation:
+    """One cluster's fate: the stage that decided it, the reason, and its scores."""
+
+    cluster: str
+    selected: bool
+    stage: str  # ClusterSet | Terminating | <filter name> | Scheduling | Selection
+    reason: str
+    rank: int | None = None
+    total: int | None = None
+    scores: dict[str, int] = field(default_factory=dict)  # prioritizer -> raw score
+    weights: dict[str, int] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "cluster": self.cluster,
+            "selected": self.selected,
+            "stage": self.stage,
+            "reason": self.reason,
+        }
+        if self.rank is not None:
+            out["rank"] = self.rank
+            out["totalScore"] = self.total
+            out["scores"] = [
+                {"prioritizer": p, "score": s, "weight": self.weights.get(p, 0)}
+                for p, s in self.scores.items()
+            ]
+        return out
+
+
+def _not_candidate(snapshot: Snapshot, result: PlacementResult, name: str) -> str:
+    outcome = result.outcome
+    assert outcome is not None
+    placement = result.placement
+    member = [s for s in sorted(snapshot.cluster_sets) if _in_set(snapshot, s, name)]
+    bound = sorted(b.name for b in snapshot.bindings.get(placement.namespace, []))
+    if not outcome.candidates.bindings:
+        return f"no valid ManagedClusterSetBinding in namespace {placement.namespace}"
+    if not member:
+        return "not a member of any ManagedClusterSet"
+    eligible = outcome.candidates.eligible_sets
+    sets = ", ".join(member)
+    if not set(member) & set(bound):
+        return f"member of {sets}; none is bound to namespace {placement.namespace}"
+    return f"member of {sets}; the placement uses {', '.join(eligible) or 'no set'}"
+
+
+def _in_set(snapshot: Snapshot, set_name: str, cluster: str) -> bool:
+    try:
+        return set_selector(snapshot, set_name).matches(snapshot.clusters[cluster].labels)
+    except ValueError:
+        return False
+
+
+def explain(snapshot: Snapshot, result: PlacementResult) -> list[ClusterExplanation]:
+    """An explanation for every cluster of ``snapshot``, in name order.
+
+    ``snapshot`` is the run's :attr:`ScheduleResult.snapshot` (clusters and sets are
+    read from it; scheduling changes only its decisions).
+    """
+    outcome = result.outcome
+    if outcome is None:
+        why = (
+            "scheduling is disabled for this placement" if result.skipped else (result.error or "")
+        )
+        return [ClusterExplanation(n, False, "Scheduling", why) for n in snapshot.clusters]
+    candidates = {c.name for c in outcome.candidates.clusters}
+    terminating = set(outcome.candidates.terminating)
+    rank = {name: i + 1 for i, name in enumerate(outcome.ranked)}
+    selected = set(result.outcome.selected if result.outcome else [])
+    wanted = result.placement.spec.number_of_clusters
+    stopped = outcome.status.code in (Code.MISCONFIGURED, Code.ERROR) or not result.status.ok
+    explanations = []
+    for name in snapshot.clusters:
+        scores = {p: by[name] for p, by in outcome.scores.items() if name in by}
+        if name in terminating:
+            explanations.append(
+                ClusterExplanation(name, False, "Terminating", "the cluster is being deleted")
+            )
+        elif name not in candidates:
+            explanations.append(
+                ClusterExplanation(
+                    name, False, "ClusterSet", _not_candidate(snapshot, result, name)
+                )
+            )
+        elif name in outcome.rejected:
+            stage, reason = outcome.rejected[name]
+            explanations.append(ClusterExplanation(name, False, stage, reason))
+        elif stopped:
+            status = result.status
+            explanations.append(
+                ClusterExplanation(
+                    name,
+                    False,
+                    "Scheduling",
+                    f"scheduling stopped: {status.code.value} {status.plugin}:{status.message}",
+                )
+            )
+        elif name in selected:
+            explanations.append(
+                ClusterExplanation(
+                    name,
+                    True,
+                    "Selection",
+                    f"rank {rank[name]} of {len(rank)}",
+                    rank[name],
+                    outcome.totals[name],
+                    scores,
+                    outcome.weights,
+                )
+            )
+        else:
+            last = outcome.selected[-1] if outcome.selected else None
+            cutoff = (
+                f"; the last selected cluster, {last}, scored {outcome.totals[last]}"
+                if last
+                else ""
+            )
+            explanations.append(
+                ClusterExplanation(
+                    name,
+                    False,
+                    "Selection",
+                    f"rank {rank[name]} of {len(rank)}, beyond numberOfClusters {wanted}{cutoff}",
+                    rank[name],
+                    outcome.totals[name],
+                    scores,
+                    outcome.weights,
+                )
+            )
+    return explanations
