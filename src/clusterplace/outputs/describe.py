@@ -10,13 +10,14 @@ from clusterplace.outputs.table import format_table
 
 __all__ = ["describe", "title"]
 
+_CAMEL = re.compile(r"[a-z][A-Za-z0-9]*")
 _WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z0-9]+")
 
 
 def title(key: str) -> str:
     """``numberOfClusters`` -> ``Number Of Clusters`` (how kubectl describe prints CRDs)."""
-    if "/" in key or "." in key:
-        return key
+    if not _CAMEL.fullmatch(key):
+        return key  # a name (e.g. a PlacementDecision's), not a field
     words = _WORD.findall(key)
     return " ".join(w[:1].upper() + w[1:] for w in words) or key
 

@@ -41,14 +41,15 @@ class DecisionGroup:
 
 
 def group_length(placement: Placement, selected: int) -> int:
+    """``clustersPerDecisionGroup`` for ``selected`` clusters; raises GroupError."""
     strategy = placement.spec.decision_strategy
     group = strategy.group_strategy if strategy else None
     value: int | str = group.clusters_per_decision_group if group else "100%"
     if isinstance(value, str):
-        if not value.endswith("%"):
-            raise GroupError(f"{value} invalid type: string is not a percentage")
         try:
-            percent = int(value[:-1])
+            if not value.endswith("%"):
+                raise ValueError
+            percent = float(value[:-1])
         except ValueError:
             raise GroupError(f"{value} invalid type: string is not a percentage") from None
         length = math.ceil(percent / 100 * selected)
@@ -58,35 +59,38 @@ def group_length(placement: Placement, selected: int) -> int:
 
 
 def _chunks(names: Sequence[str], size: int) -> list[tuple[str, ...]]:
-    if size <= 0:
-        return [tuple(names)] if names else []
     return [tuple(names[i : i + size]) for i in range(0, len(names), size)]
+
+
+Groups = list[tuple[str, tuple[str, ...]]]
 
 
 def make_groups(
     placement: Placement, selected: Sequence[ManagedCluster], claims_of: dict[str, dict[str, str]]
-) -> list[tuple[str, tuple[str, ...]]]:
-    """(group name, sorted cluster names) per decision group, in index order."""
-    length = group_length(placement, len(selected))
+) -> tuple[Groups, str | None]:
+    """(group name, sorted cluster names) per decision group in index order, and the
+    misconfiguration found, if any.
+
+    As upstream: an invalid ``clustersPerDecisionGroup`` yields no groups at all; an
+    invalid selector in ``decisionGroups[i]`` keeps the groups built before it.
+    """
+    try:
+        length = group_length(placement, len(selected))
+    except GroupError as err:
+        return [], str(err)
     strategy = placement.spec.decision_strategy
-    group_specs = (
-        (strategy.group_strategy.decision_groups or [])
-        if strategy and strategy.group_strategy
-        else []
-    )
+    group_strategy = strategy.group_strategy if strategy else None
     remaining = {c.name: c for c in selected}
-    groups: list[tuple[str, tuple[str, ...]]] = []
-    for spec in group_specs:
+    groups: Groups = []
+    for spec in (group_strategy.decision_groups if group_strategy else None) or []:
         selector = spec.group_cluster_selector
         try:
-            labels = from_label_selector(
-                selector.label_selector if selector.label_selector is not None else {}
-            )
+            labels = from_label_selector(selector.label_selector or {})
             claims = from_requirements(
                 (selector.claim_selector.match_expressions or []) if selector.claim_selector else []
             )
         except SelectorError as err:
-            raise GroupError(str(err)) from None
+            return groups, str(err)
         members = sorted(
             name
             for name, cluster in remaining.items()
@@ -98,7 +102,7 @@ def make_groups(
     groups.extend(("", chunk) for chunk in _chunks(sorted(remaining), length))
     if not groups:
         groups.append(("", ()))
-    return groups
+    return groups, None
 
 
 def build_decisions(

@@ -81,7 +81,6 @@ class Context:
 class FilterResult:
     clusters: list[ManagedCluster]
     status: Status = field(default_factory=Status.success)
-    requeue_at: datetime | None = None
     # Why each removed cluster was removed (for explanations), by cluster name.
     rejected: dict[str, str] = field(default_factory=dict)
 

@@ -48,10 +48,8 @@ class Outcome:
 
 
 def _merge(current: Status, new: Status) -> Status:
-    # A Warning does not stop scheduling; the first non-success status is reported.
-    if new.code == Code.SUCCESS or current.code != Code.SUCCESS:
-        return current
-    return new
+    # A Warning does not stop scheduling; upstream keeps the last one (no merging).
+    return new if new.code == Code.WARNING else current
 
 
 def schedule_placement(snapshot: Snapshot, placement: Placement, now: datetime) -> Outcome:
@@ -69,12 +67,6 @@ def schedule_placement(snapshot: Snapshot, placement: Placement, now: datetime) 
         outcome.status = _merge(outcome.status, result.status)
         for name, reason in result.rejected.items():
             outcome.rejected[name] = (plugin.name, reason)
-        if result.requeue_at is not None:
-            outcome.requeue_at = (
-                result.requeue_at
-                if outcome.requeue_at is None
-                else min(outcome.requeue_at, result.requeue_at)
-            )
         clusters = result.clusters
         outcome.filter_records.append((plugin.name, [c.name for c in clusters]))
 
@@ -113,4 +105,5 @@ def schedule_placement(snapshot: Snapshot, placement: Placement, now: datetime) 
         outcome.selected = list(outcome.ranked)
     if wanted is not None:
         outcome.unscheduled = wanted - len(outcome.selected)
+    outcome.requeue_at = TaintTolerationFilter.requeue_at(ctx)
     return outcome

@@ -24,7 +24,6 @@ from clusterplace.scheduling.conditions import (
 )
 from clusterplace.scheduling.decisions import (
     DecisionGroup,
-    GroupError,
     build_decisions,
     make_groups,
 )
@@ -141,13 +140,12 @@ def _schedule_one(snapshot: Snapshot, placement: Placement, now: datetime) -> Pl
         outcome.selected, outcome.unscheduled = [], 0
     chosen = [snapshot.clusters[n] for n in selected]
     claims = {c.name: snapshot.claims(c) for c in chosen}
-    groups: list[DecisionGroup] = []
-    decisions: list[PlacementDecision] = []
-    try:
-        groups, decisions = build_decisions(placement, make_groups(placement, chosen, claims))
-    except GroupError as err:
-        status = Status.misconfigured("", str(err))
-    totals = outcome.totals if status.ok else {}
+    built, group_error = make_groups(placement, chosen, claims)
+    groups, decisions = build_decisions(placement, built)
+    if group_error is not None:
+        # Upstream lets a group-generation error override the scheduler's status.
+        status = Status.misconfigured("", group_error)
+    totals = outcome.totals
     events, deleted = _events(placement, old, decisions, status, totals)
     conditions = list((placement.status.conditions if placement.status else None) or [])
     conditions = set_condition(conditions, misconfigured_condition(status, now))

@@ -116,7 +116,13 @@ class Snapshot:
         return found
 
     def cel_scores(self, cluster_name: str, resource: str) -> list[dict[str, Any]]:
-        """``managedCluster.scores(resource)``: the items of the cluster's AddOnPlacementScore."""
+        """``managedCluster.scores(resource)``: the items of the cluster's AddOnPlacementScore.
+
+        A missing object raises (upstream: an evaluation error, so the cluster does not
+        match), rather than giving an empty list that ``all()`` would accept.
+        """
         score = self.scores.get((cluster_name, resource))
-        items = (score.status.scores if score and score.status else None) or []
+        if score is None:
+            raise KeyError(f"failed to get score: {resource} not found in {cluster_name}")
+        items = (score.status.scores if score.status else None) or []
         return [{"name": item.name, "value": item.value} for item in items]

@@ -76,17 +76,33 @@ class TaintTolerationFilter:
         existing = ctx.snapshot.decisions.own_clusters(placement.namespace, placement.name)
         kept: list[ManagedCluster] = []
         rejected: dict[str, str] = {}
-        requeue_at: datetime | None = None
         for cluster in clusters:
-            reason, until = self._check(cluster, tolerations, existing, ctx.now)
+            reason, _ = self._check(cluster, tolerations, existing, ctx.now)
             if reason is None:
                 kept.append(cluster)
-                # Requeue when a toleration of a cluster already selected runs out.
-                if until is not None and cluster.name in existing:
-                    requeue_at = until if requeue_at is None else min(requeue_at, until)
             else:
                 rejected[cluster.name] = reason
-        return FilterResult(kept, requeue_at=requeue_at, rejected=rejected)
+        return FilterResult(kept, rejected=rejected)
+
+    @classmethod
+    def requeue_at(cls, ctx: Context) -> datetime | None:
+        """When a toleration of a cluster this placement already selected runs out.
+
+        Upstream looks at every cluster of the placement's current decisions (candidates
+        or not) and takes the earliest expiry among those still tolerated.
+        """
+        placement = ctx.placement
+        tolerations = placement.spec.tolerations or []
+        existing = ctx.snapshot.decisions.own_clusters(placement.namespace, placement.name)
+        earliest: datetime | None = None
+        for name in sorted(existing):
+            cluster = ctx.snapshot.clusters.get(name)
+            if cluster is None:
+                continue
+            reason, until = cls._check(cluster, tolerations, existing, ctx.now)
+            if reason is None and until is not None:
+                earliest = until if earliest is None else min(earliest, until)
+        return earliest
 
     @staticmethod
     def _check(
