@@ -115,14 +115,15 @@ class Snapshot:
             found = self._unstructured[cluster.name] = cluster.to_dict()
         return found
 
-    def cel_scores(self, cluster_name: str, resource: str) -> list[dict[str, Any]]:
+    def cel_scores(self, cluster_name: str, resource: str) -> list[dict[str, Any]] | None:
         """``managedCluster.scores(resource)``: the items of the cluster's AddOnPlacementScore.
 
-        A missing object raises (upstream: an evaluation error, so the cluster does not
-        match), rather than giving an empty list that ``all()`` would accept.
+        A missing object gives None (CEL null), so any use of it is an evaluation error
+        and the cluster does not match, as upstream; an empty list would let ``all()``
+        pass vacuously.
         """
         score = self.scores.get((cluster_name, resource))
         if score is None:
-            raise KeyError(f"failed to get score: {resource} not found in {cluster_name}")
+            return None
         items = (score.status.scores if score.status else None) or []
         return [{"name": item.name, "value": item.value} for item in items]

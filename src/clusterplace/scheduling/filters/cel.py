@@ -15,6 +15,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import cel
+from cel.stdlib import add_stdlib_to_context
+
+from clusterplace.scheduling.filters.cel_library import FUNCTIONS
 
 __all__ = ["CelCompileError", "CelProgram", "compile_expression"]
 
@@ -29,7 +32,8 @@ class CelCompileError(ValueError):
     """The expression does not compile; the message reads as upstream's ``compilation failed``."""
 
 
-ScoresLookup = Callable[[str], list[dict[str, Any]]]
+# None (null in CEL) for a missing score object: any use of it is an evaluation error.
+ScoresLookup = Callable[[str], list[dict[str, Any]] | None]
 
 
 @dataclass(frozen=True)
@@ -40,8 +44,11 @@ class CelProgram:
     def matches(self, cluster: dict[str, Any], scores: ScoresLookup) -> bool:
         """True only when the expression evaluates to boolean true; any error is a non-match."""
         context = cel.Context()
+        add_stdlib_to_context(context)
         context.add_variable(VARIABLE, cluster)
         context.add_function("scores", lambda _cluster, resource: scores(resource))
+        for name, function in FUNCTIONS.items():
+            context.add_function(name, function)
         try:
             result = self.program.execute(context)
         except Exception:  # an evaluation error means "does not match", as upstream
