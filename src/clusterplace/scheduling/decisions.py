@@ -9,7 +9,7 @@ with k counting from 1 across all groups.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from clusterplace.api import ManagedCluster, Placement, PlacementDecision
@@ -66,14 +66,24 @@ Groups = list[tuple[str, tuple[str, ...]]]
 
 
 def make_groups(
-    placement: Placement, selected: Sequence[ManagedCluster], claims_of: dict[str, dict[str, str]]
+    placement: Placement,
+    selected: Sequence[ManagedCluster],
+    claims_of: dict[str, dict[str, str]],
+    scores: Mapping[str, int] | None = None,
 ) -> tuple[Groups, str | None]:
     """(group name, sorted cluster names) per decision group in index order, and the
     misconfiguration found, if any.
 
     As upstream: an invalid ``clustersPerDecisionGroup`` yields no groups at all; an
-    invalid selector in ``decisionGroups[i]`` keeps the groups built before it.
+    invalid selector in ``decisionGroups[i]`` keeps the groups built before it. With
+    ``scores`` (``sortBy: Score``) each group is ordered by score, then name.
     """
+
+    def order(names: Iterable[str]) -> list[str]:
+        if scores is None:
+            return sorted(names)
+        return sorted(names, key=lambda n: (-scores.get(n, 0), n))
+
     try:
         length = group_length(placement, len(selected))
     except GroupError as err:
@@ -91,7 +101,7 @@ def make_groups(
             )
         except SelectorError as err:
             return groups, str(err)
-        members = sorted(
+        members = order(
             name
             for name, cluster in remaining.items()
             if labels.matches(cluster.labels) and claims.matches(claims_of.get(name, {}))
@@ -99,16 +109,22 @@ def make_groups(
         for name in members:
             del remaining[name]
         groups.extend((spec.group_name, chunk) for chunk in _chunks(members, length))
-    groups.extend(("", chunk) for chunk in _chunks(sorted(remaining), length))
+    groups.extend(("", chunk) for chunk in _chunks(order(remaining), length))
     if not groups:
         groups.append(("", ()))
     return groups, None
 
 
 def build_decisions(
-    placement: Placement, groups: Sequence[tuple[str, tuple[str, ...]]]
+    placement: Placement,
+    groups: Sequence[tuple[str, tuple[str, ...]]],
+    scores: Mapping[str, int] | None = None,
 ) -> tuple[list[DecisionGroup], list[PlacementDecision]]:
-    """Group statuses and the PlacementDecision objects that carry them."""
+    """Group statuses and the PlacementDecision objects that carry them.
+
+    Decisions are sorted by cluster name, as upstream; with ``scores`` (``sortBy:
+    Score``) they keep the groups' score order and carry each cluster's score.
+    """
     owner = OwnerReference(
         api_version=placement.api_version,
         kind="Placement",
@@ -140,7 +156,12 @@ def build_decisions(
                         owner_references=[owner],
                     ),
                     status=PlacementDecisionStatus(
-                        decisions=[ClusterDecision(cluster_name=c, reason="") for c in sorted(page)]
+                        decisions=[
+                            ClusterDecision(cluster_name=c, reason="")
+                            if scores is None
+                            else ClusterDecision(cluster_name=c, reason="", score=scores.get(c, 0))
+                            for c in (sorted(page) if scores is None else page)
+                        ]
                     ),
                 )
             )

@@ -14,8 +14,13 @@ from clusterplace.scheduling.candidates import Candidates, find_candidates
 from clusterplace.scheduling.filters.predicate import PredicateFilter
 from clusterplace.scheduling.filters.taint_toleration import TaintTolerationFilter
 from clusterplace.scheduling.framework import Code, Context, Filter, Status
-from clusterplace.scheduling.prioritizers.policy import build_prioritizers
+from clusterplace.scheduling.prioritizers.policy import (
+    SPREAD,
+    build_prioritizers,
+    spread_constraints,
+)
 from clusterplace.scheduling.snapshot import Snapshot
+from clusterplace.scheduling.spread import spread_select
 
 __all__ = ["FILTERS", "Outcome", "schedule_placement"]
 
@@ -41,6 +46,8 @@ class Outcome:
     selected: list[str] = field(default_factory=list)
     unscheduled: int = 0
     requeue_at: datetime | None = None
+    # Clusters a DoNotSchedule spread constraint kept out, with why.
+    spread_blocked: dict[str, str] = field(default_factory=dict)
 
     @property
     def feasible(self) -> list[str]:
@@ -70,7 +77,7 @@ def schedule_placement(snapshot: Snapshot, placement: Placement, now: datetime) 
         clusters = result.clusters
         outcome.filter_records.append((plugin.name, [c.name for c in clusters]))
 
-    prioritizers, status = build_prioritizers(placement)
+    prioritizers, spread_weight, status = build_prioritizers(placement)
     if not status.ok:
         outcome.status = status
         return outcome
@@ -99,7 +106,17 @@ def schedule_placement(snapshot: Snapshot, placement: Placement, now: datetime) 
         )
         outcome.ranked = []
         return outcome
-    if wanted is not None and wanted < len(outcome.ranked):
+    constraints = spread_constraints(placement)
+    if constraints:
+        claims = {c.name: snapshot.claims(c) for c in clusters}
+        spread = spread_select(clusters, claims, constraints, totals, spread_weight, wanted)
+        outcome.selected = spread.selected
+        outcome.scores[SPREAD] = spread.scores
+        outcome.weights[SPREAD] = spread_weight
+        outcome.spread_blocked = spread.blocked
+        picked = set(spread.selected)
+        outcome.ranked = spread.selected + [n for n in outcome.ranked if n not in picked]
+    elif wanted is not None and wanted < len(outcome.ranked):
         outcome.selected = outcome.ranked[:wanted]
     else:
         outcome.selected = list(outcome.ranked)

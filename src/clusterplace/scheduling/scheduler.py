@@ -140,8 +140,9 @@ def _schedule_one(snapshot: Snapshot, placement: Placement, now: datetime) -> Pl
         outcome.selected, outcome.unscheduled = [], 0
     chosen = [snapshot.clusters[n] for n in selected]
     claims = {c.name: snapshot.claims(c) for c in chosen}
-    built, group_error = make_groups(placement, chosen, claims)
-    groups, decisions = build_decisions(placement, built)
+    by_score = outcome.totals if placement.spec.sort_by == "Score" else None
+    built, group_error = make_groups(placement, chosen, claims, by_score)
+    groups, decisions = build_decisions(placement, built, by_score)
     if group_error is not None:
         # Upstream lets a group-generation error override the scheduler's status.
         status = Status.misconfigured("", group_error)

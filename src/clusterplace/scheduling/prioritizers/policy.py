@@ -10,14 +10,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from clusterplace.api import Placement
-from clusterplace.api.placement import AddOnScore
+from clusterplace.api.placement import AddOnScore, SpreadConstraint
 from clusterplace.scheduling.framework import Prioritizer, Status
 from clusterplace.scheduling.prioritizers.addon import AddOnPrioritizer
 from clusterplace.scheduling.prioritizers.balance import BalancePrioritizer
 from clusterplace.scheduling.prioritizers.resource import ResourcePrioritizer
 from clusterplace.scheduling.prioritizers.steady import SteadyPrioritizer
 
-__all__ = ["Weighted", "build_prioritizers"]
+__all__ = ["SPREAD", "Weighted", "build_prioritizers", "spread_constraints"]
 
 BUILT_IN: dict[str, Callable[[], Prioritizer]] = {
     "Balance": BalancePrioritizer,
@@ -33,18 +33,32 @@ class Weighted:
     weight: int
 
 
-def build_prioritizers(placement: Placement) -> tuple[list[Weighted], Status]:
-    """The prioritizers to run with their weights, or a Misconfigured status."""
+SPREAD = "Spread"
+SPREAD_DEFAULT_WEIGHT = 2  # the spread-policy enhancement's Additive default
+
+
+def spread_constraints(placement: Placement) -> list[SpreadConstraint]:
+    spread = placement.spec.spread_policy
+    return list((spread.spread_constraints if spread else None) or [])
+
+
+def build_prioritizers(placement: Placement) -> tuple[list[Weighted], int, Status]:
+    """The prioritizers to run with their weights, the spread weight, or a Misconfigured
+    status. ``builtIn: Spread`` is accepted only with a spread policy (upstream, which
+    has none, refuses it)."""
     policy = placement.spec.prioritizer_policy
     mode = policy.mode
+    spreading = bool(spread_constraints(placement))
     # Keys keep configuration order; AddOn entries are keyed per entry (upstream keys
     # them by pointer, so two identical AddOn entries both run).
     weights: dict[object, tuple[str, str | AddOnScore | None, int]] = {}
     if mode in ("", "Additive"):
         weights["BuiltIn/Balance"] = ("BuiltIn", "Balance", 1)
         weights["BuiltIn/Steady"] = ("BuiltIn", "Steady", 1)
+        if spreading:
+            weights["BuiltIn/Spread"] = ("BuiltIn", SPREAD, SPREAD_DEFAULT_WEIGHT)
     elif mode != "Exact":
-        return [], Status.misconfigured("", f"incorrect prioritizer policy mode: {mode}")
+        return [], 0, Status.misconfigured("", f"incorrect prioritizer policy mode: {mode}")
     for index, config in enumerate(policy.configurations or []):
         coordinate = config.score_coordinate
         if coordinate.type == "BuiltIn":
@@ -53,16 +67,19 @@ def build_prioritizers(placement: Placement) -> tuple[list[Weighted], Status]:
         else:
             weights[("AddOn", index)] = ("AddOn", coordinate.add_on, config.weight)
     built: list[Weighted] = []
+    spread_weight = 0
     for _, what, weight in weights.values():
         if weight == 0:
             continue
-        if isinstance(what, str):
-            factory = BUILT_IN.get(str(what))
+        if what == SPREAD and spreading:
+            spread_weight = weight
+        elif isinstance(what, str):
+            factory = BUILT_IN.get(what)
             if factory is None:
-                return [], Status.misconfigured("", f"incorrect builtin prioritizer: {what}")
+                return [], 0, Status.misconfigured("", f"incorrect builtin prioritizer: {what}")
             built.append(Weighted(factory(), weight))
+        elif what is None:
+            return [], 0, Status.misconfigured("", "addOn should not be empty")
         else:
-            if what is None:
-                return [], Status.misconfigured("", "addOn should not be empty")
             built.append(Weighted(AddOnPrioritizer(what.resource_name, what.score_name), weight))
-    return built, Status.success()
+    return built, spread_weight, Status.success()
