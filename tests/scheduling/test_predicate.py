@@ -213,10 +213,17 @@ CASES = [
         id="cel-non-bool-is-no-match",
     ),
     pytest.param(
-        [cluster(C1), score(C1, "test-addon", {"other": 90})],
-        [pred(cel=["managedCluster.scores('missing').size() == 0"])],
+        # Upstream's scores() returns an error for a missing object: no vacuous all().
+        [cluster(C1), cluster(C2), score(C1, "test-addon", {"other": 90})],
+        [pred(cel=["managedCluster.scores('test-addon').all(e, e.value > 0)"])],
         [C1],
-        id="cel-scores-of-missing-resource-is-empty",
+        id="cel-scores-of-missing-object-is-no-match",
+    ),
+    pytest.param(
+        [cluster(C1), score(C1, "test-addon", {})],
+        [pred(cel=["managedCluster.scores('test-addon').all(e, e.value > 0)"])],
+        [C1],
+        id="cel-scores-of-object-without-items-is-empty-list",
     ),
 ]
 

@@ -58,9 +58,13 @@ def explain_command(
     chosen = pick(result, name, namespace)
     items = explain_placement(result.snapshot, chosen)
     data: dict[str, Any] = {
-        "placement": {"namespace": namespace, "name": name},
-        "numberOfClusters": chosen.placement.spec.number_of_clusters,
-        "clusters": [i.to_dict() for i in items],
+        "apiVersion": "clusterplace.io/v1alpha1",
+        "kind": "PlacementExplanation",
+        "metadata": {"name": name, "namespace": namespace},
+        "status": {
+            "numberOfClusters": chosen.placement.spec.number_of_clusters,
+            "clusters": [i.to_dict() for i in items],
+        },
     }
     if output == "yaml":
         click.echo(dump_yaml_stream([data]), nl=False)

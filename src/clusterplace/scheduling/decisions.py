@@ -59,6 +59,8 @@ def group_length(placement: Placement, selected: int) -> int:
 
 
 def _chunks(names: Sequence[str], size: int) -> list[tuple[str, ...]]:
+    if not names:
+        return []
     return [tuple(names[i : i + size]) for i in range(0, len(names), size)]
 
 
