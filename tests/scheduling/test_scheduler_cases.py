@@ -204,7 +204,11 @@ def test_case_1_satisfied() -> None:
 
 def test_case_2_not_all_decisions_scheduled() -> None:
     result = run(*world(cluster(C1), numberOfClusters=3))
-    assert satisfied(result) == ("False", "NotAllDecisionsScheduled", "2 cluster decisions unscheduled")
+    assert satisfied(result) == (
+        "False",
+        "NotAllDecisionsScheduled",
+        "2 cluster decisions unscheduled",
+    )
 
 
 def test_case_3_invalid_toleration_is_misconfigured() -> None:
@@ -240,7 +244,11 @@ def test_case_6_unscheduled_condition() -> None:
             tolerations=[toleration("key1", "Equal", "value1")],
         )
     )
-    assert satisfied(result) == ("False", "NotAllDecisionsScheduled", "1 cluster decisions unscheduled")
+    assert satisfied(result) == (
+        "False",
+        "NotAllDecisionsScheduled",
+        "1 cluster decisions unscheduled",
+    )
 
 
 def test_case_7_ranking_is_by_total_then_name() -> None:

@@ -218,9 +218,7 @@ def test_24_requeue_for_clusters_in_existing_decisions() -> None:
 
 
 def test_24_requeue_only_counts_existing_decisions() -> None:
-    result = run(
-        *world(aged(C1, 8), aged(C2, 9), decision(clusters=[C1]), tolerations=TEN_SECONDS)
-    )
+    result = run(*world(aged(C1, 8), aged(C2, 9), decision(clusters=[C1]), tolerations=TEN_SECONDS))
     assert decided(result) == [C1, C2]
     assert result.requeue_after == timedelta(seconds=2)
 
@@ -235,9 +233,7 @@ def test_24_requeue_in_schedule_placement() -> None:
 
 
 def test_missing_time_added_has_long_expired() -> None:
-    result = run(
-        *world(cluster(C1, taints=[taint("key1", "value1")]), tolerations=TEN_SECONDS)
-    )
+    result = run(*world(cluster(C1, taints=[taint("key1", "value1")]), tolerations=TEN_SECONDS))
     assert decided(result) == []
 
 

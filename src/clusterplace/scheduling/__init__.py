@@ -5,12 +5,14 @@
 >>> result = schedule(load_fleet(expand_sources(["examples/fleet"])))  # doctest: +SKIP
 """
 
+from clusterplace.scheduling.explain import ClusterExplanation, explain
 from clusterplace.scheduling.framework import Code, Status
 from clusterplace.scheduling.schedule import Outcome, schedule_placement
 from clusterplace.scheduling.scheduler import PlacementResult, ScheduleResult, schedule
 from clusterplace.scheduling.snapshot import DecisionStore, Snapshot
 
 __all__ = [
+    "ClusterExplanation",
     "Code",
     "DecisionStore",
     "Outcome",
@@ -18,6 +20,7 @@ __all__ = [
     "ScheduleResult",
     "Snapshot",
     "Status",
+    "explain",
     "schedule",
     "schedule_placement",
 ]

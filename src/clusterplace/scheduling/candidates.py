@@ -45,6 +45,13 @@ def set_selector(snapshot: Snapshot, set_name: str) -> Selector:
 
 
 def find_candidates(snapshot: Snapshot, placement: Placement) -> Candidates:
+    """The placement's bindings, eligible sets and candidate clusters (cached per run:
+    they depend only on the namespace and ``spec.clusterSets``)."""
+    key = ("candidates", placement.namespace, tuple(placement.spec.cluster_sets or ()))
+    return snapshot.cached(key, lambda: _find(snapshot, placement))
+
+
+def _find(snapshot: Snapshot, placement: Placement) -> Candidates:
     bindings = [
         b for b in snapshot.bindings.get(placement.namespace, []) if b.name in snapshot.cluster_sets
     ]

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING
 
 from clusterplace.api import Fleet, KubeObject, Placement, PlacementDecision
 from clusterplace.api.placement import (
@@ -36,6 +37,9 @@ from clusterplace.scheduling.events import (
 from clusterplace.scheduling.framework import Code, Status
 from clusterplace.scheduling.schedule import Outcome, schedule_placement
 from clusterplace.scheduling.snapshot import Snapshot
+
+if TYPE_CHECKING:
+    from clusterplace.scheduling.explain import ClusterExplanation
 
 __all__ = ["PlacementResult", "ScheduleResult", "schedule"]
 
@@ -73,6 +77,16 @@ class ScheduleResult:
             if (result.placement.namespace, result.placement.name) == (namespace, name):
                 return result
         return None
+
+    def explain(self, namespace: str, name: str) -> list[ClusterExplanation]:
+        """Why each cluster was or was not selected by placement ``namespace/name``."""
+        # Imported here: explain reads these result types, so it cannot be imported above.
+        from clusterplace.scheduling.explain import explain
+
+        found = self.get(namespace, name)
+        if found is None:
+            raise KeyError(f"no placement {namespace}/{name}")
+        return explain(self.snapshot, found)
 
 
 def schedule(source: Fleet | Iterable[KubeObject], now: datetime | None = None) -> ScheduleResult:

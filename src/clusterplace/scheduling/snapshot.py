@@ -4,8 +4,8 @@ store that changes as placements are scheduled one after another."""
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Callable, Hashable, Iterable
+from typing import Any, TypeVar, cast
 
 from clusterplace.api import (
     AddOnPlacementScore,
@@ -18,6 +18,8 @@ from clusterplace.api import (
 from clusterplace.api.placement import PLACEMENT_LABEL
 
 __all__ = ["DecisionStore", "Snapshot"]
+
+T = TypeVar("T")
 
 Key = tuple[str, str]  # (namespace, name)
 
@@ -100,6 +102,8 @@ class Snapshot:
         self.decisions = DecisionStore(fleet.decisions[k] for k in sorted(fleet.decisions))
         self._claims: dict[str, dict[str, str]] = {}
         self._unstructured: dict[str, dict[str, Any]] = {}
+        # Per-run indexes: none of these inputs change while placements are scheduled.
+        self.memo: dict[Hashable, Any] = {}
 
     def claims(self, cluster: ManagedCluster) -> dict[str, str]:
         """The cluster's claims as a map (cached: every predicate asks)."""
@@ -127,3 +131,11 @@ class Snapshot:
             return None
         items = (score.status.scores if score.status else None) or []
         return [{"name": item.name, "value": item.value} for item in items]
+
+    def cached(self, key: Hashable, compute: Callable[[], T]) -> T:
+        """``compute()`` once per snapshot for ``key`` (for per-run indexes)."""
+        try:
+            return cast(T, self.memo[key])
+        except KeyError:
+            value = self.memo[key] = compute()
+            return value

@@ -21,21 +21,27 @@ class AddOnPrioritizer:
         self.score_name = score_name
         self.name = f"AddOn/{resource_name}/{score_name}"
 
-    def score(self, ctx: Context, clusters: Sequence[ManagedCluster]) -> ScoreResult:
-        scores: dict[str, int] = {}
-        expired: list[str] = []
-        for cluster in clusters:
-            scores[cluster.name] = 0
-            found = ctx.snapshot.scores.get((cluster.name, self.resource_name))
-            if found is None:
+    def _index(self, ctx: Context) -> tuple[dict[str, int], set[str]]:
+        """Every cluster's score and the clusters whose score object has expired."""
+        values: dict[str, int] = {}
+        expired: set[str] = set()
+        for (namespace, name), found in ctx.snapshot.scores.items():
+            if name != self.resource_name:
                 continue
             valid_until = found.status.valid_until if found.status else None
             if valid_until is not None and ctx.now > valid_until:
-                expired.append(f"{cluster.name}/{self.resource_name}")
+                expired.add(namespace)
                 continue
             value = found.score(self.score_name)
             if value is not None:
-                scores[cluster.name] = value
+                values[namespace] = value
+        return values, expired
+
+    def score(self, ctx: Context, clusters: Sequence[ManagedCluster]) -> ScoreResult:
+        key = ("addon", self.resource_name, self.score_name, ctx.now)
+        values, stale = ctx.snapshot.cached(key, lambda: self._index(ctx))
+        scores = {c.name: values.get(c.name, 0) for c in clusters}
+        expired = [f"{c.name}/{self.resource_name}" for c in clusters if c.name in stale]
         if expired:
             message = f"AddOnPlacementScores {' '.join(expired)} expired"
             return ScoreResult(scores, Status.warning(self.name, message))

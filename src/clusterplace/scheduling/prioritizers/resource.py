@@ -37,11 +37,16 @@ class ResourcePrioritizer:
         self.resource = resource
 
     def score(self, ctx: Context, clusters: Sequence[ManagedCluster]) -> ScoreResult:
-        values = {}
-        for cluster in clusters:
-            value = allocatable(cluster, self.resource)
-            if value is not None:
-                values[cluster.name] = value
+        snapshot = ctx.snapshot
+        every = snapshot.cached(
+            ("allocatable", self.resource),
+            lambda: {
+                c.name: v
+                for c in snapshot.clusters.values()
+                if (v := allocatable(c, self.resource)) is not None
+            },
+        )
+        values = {c.name: every[c.name] for c in clusters if c.name in every}
         if not values:
             return ScoreResult({})
         low, high = min(values.values()), max(values.values())
