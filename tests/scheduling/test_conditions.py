@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from clusterplace.api import Condition, KubeObject
+from clusterplace.api import Condition, KubeObject, Placement
 from clusterplace.scheduling import Code, PlacementResult, Snapshot, Status, schedule_placement
 from clusterplace.scheduling.conditions import misconfigured_condition, satisfied_condition
 
@@ -268,7 +268,7 @@ def test_disable_annotation_skips_everything() -> None:
     )
     existing = decision(clusters=[C2])
     result = run(*world(cluster(C1), cluster(C2), existing, placement_obj=pl))
-    assert result.skipped is True
+    assert result.skipped == "scheduling is disabled by annotation"
     assert result.events == []
     assert result.deleted == []
     assert result.placement == pl
@@ -280,7 +280,7 @@ def test_disable_annotation_skips_everything() -> None:
 def test_disable_annotation_must_be_exactly_true(value: str) -> None:
     pl = placement(annotations={DISABLE_SCHEDULING_ANNOTATION: value})
     result = run(*world(cluster(C1), placement_obj=pl))
-    assert result.skipped is False
+    assert result.skipped is None
     assert decided(result) == [C1]
 
 
@@ -330,3 +330,25 @@ def test_other_conditions_are_kept() -> None:
         "PlacementMisconfigured",
         "PlacementSatisfied",
     ]
+
+
+def test_deleting_placement_is_not_scheduled() -> None:
+    # Upstream syncPlacement: "no work if placement is deleting" (no writes at all).
+    pl = Placement.model_validate(
+        {
+            "apiVersion": "cluster.open-cluster-management.io/v1beta1",
+            "kind": "Placement",
+            "metadata": {
+                "name": "placement1",
+                "namespace": "ns1",
+                "deletionTimestamp": "2021-12-31T00:00:00Z",
+            },
+            "spec": {},
+        }
+    )
+    existing = decision(clusters=[C2])
+    result = run(*world(cluster(C1), cluster(C2), existing, placement_obj=pl))
+    assert result.events == []
+    assert result.deleted == []
+    assert [pd.cluster_names for pd in result.decisions] == [[C2]]
+    assert result.placement.status is None

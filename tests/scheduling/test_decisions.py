@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from clusterplace.api import KubeObject, PlacementDecision
+from clusterplace.api import KubeObject, Placement, PlacementDecision
 from clusterplace.scheduling import Code, PlacementResult
 from clusterplace.scheduling.events import score_message
 
@@ -501,3 +501,100 @@ def test_decision_for_another_placement_is_untouched() -> None:
     ]
     result = run(*objects)
     assert result.deleted == []
+
+
+def bad_group(name: str = "bad") -> dict[str, Any]:
+    return {
+        "groupName": name,
+        "groupClusterSelector": {
+            "labelSelector": {
+                "matchExpressions": [{"key": "a", "operator": "Foo", "values": ["x"]}]
+            }
+        },
+    }
+
+
+def test_invalid_group_selector_keeps_the_groups_before_it() -> None:
+    result = run(
+        *world(
+            *clouds(cluster1="Amazon", cluster3="Azure"),
+            decision(clusters=[C1]),
+            decisionStrategy=strategy(None, group("canary", cloud="Azure"), bad_group()),
+        )
+    )
+    assert result.status.code == Code.MISCONFIGURED
+    assert misconfigured(result) == (
+        "True",
+        "Misconfigured",
+        ':"Foo" is not a valid label selector operator',
+    )
+    assert pages(result) == [(PD1, [C3])]
+    assert groups_of(result) == [(0, "canary", [PD1], 1)]
+
+
+def test_invalid_group_selector_without_clusters_leaves_no_pd() -> None:
+    result = run(*world(decision(clusters=[C1]), decisionStrategy=strategy(None, bad_group())))
+    assert misconfigured(result)[0] == "True"
+    assert result.decisions == []
+    assert result.deleted == [PD1]
+
+
+# --- integration case 41: canary groups follow the fleet -----------------------------------
+
+
+def canary_fleet(canaries: list[str], others: list[str]) -> list[KubeObject]:
+    return [
+        *(cluster(n, labels={"vendor": "openShift"}) for n in canaries),
+        *(cluster(n) for n in others),
+    ]
+
+
+CANARY_STRATEGY = strategy(2, group("canary", vendor="openShift"))
+
+
+@pytest.mark.parametrize(
+    ("canaries", "others", "expected"),
+    [
+        pytest.param(
+            ["canary1", "canary2"],
+            ["other1", "other2", "other3"],
+            [("canary", ["canary1", "canary2"]), ("", ["other1", "other2"]), ("", ["other3"])],
+            id="2-canaries-3-others",
+        ),
+        pytest.param(
+            ["canary2"],
+            ["other1", "other3"],
+            [("canary", ["canary2"]), ("", ["other1", "other3"])],
+            id="one-canary-one-other-deleted",
+        ),
+        pytest.param(
+            ["canary2", "canary3"],
+            ["other1", "other3"],
+            [("canary", ["canary2", "canary3"]), ("", ["other1", "other3"])],
+            id="canary-added",
+        ),
+    ],
+)
+def test_41_canary_groups(
+    canaries: list[str], others: list[str], expected: list[tuple[str, list[str]]]
+) -> None:
+    result = run(*world(*canary_fleet(canaries, others), decisionStrategy=CANARY_STRATEGY))
+    assert [
+        (pd.labels[DECISION_GROUP_NAME_LABEL], pd.cluster_names) for pd in result.decisions
+    ] == (expected)
+    assert [g[3] for g in groups_of(result)] == [len(c) for _, c in expected]
+
+
+def test_owner_reference_is_always_v1beta1() -> None:
+    # Upstream: metav1.NewControllerRef(placement, v1beta1.GroupVersion.WithKind("Placement")).
+    pl = Placement.model_validate(
+        {
+            "apiVersion": "cluster.open-cluster-management.io/v1alpha1",
+            "kind": "Placement",
+            "metadata": {"name": "placement1", "namespace": "ns1", "uid": "u1"},
+            "spec": {},
+        }
+    )
+    result = run(*world(cluster(C1), placement_obj=pl))
+    (owner,) = result.decisions[0].metadata.owner_references or []
+    assert owner.api_version == "cluster.open-cluster-management.io/v1beta1"

@@ -291,3 +291,41 @@ def test_invalid_claim_selector_is_misconfigured() -> None:
     result = run(*world(cluster(C1), predicates=[pred(claim_selector=bad)]))
     assert result.status.code == Code.MISCONFIGURED
     assert result.status.plugin == "Predicate"
+
+
+def test_44_invalid_cel_then_fixed() -> None:
+    objects: list[KubeObject] = [
+        cluster(C1),
+        cluster(C2),
+        score(C1, "test-addon", {"test-score": 70}),
+        score(C2, "test-addon", {"test-score": 90}),
+    ]
+    broken = run(*world(*objects, predicates=[pred(cel=["xxxx.expression"])]))
+    assert misconfigured(broken)[0:2] == ("True", "Misconfigured")
+    assert [pd.cluster_names for pd in broken.decisions] == [[]]
+    fixed_expression = (
+        "managedCluster.scores('test-addon').filter(s, s.name == 'test-score').all(e, e.value > 80)"
+    )
+    fixed = run(*world(*objects, *broken.decisions, predicates=[pred(cel=[fixed_expression])]))
+    assert misconfigured(fixed)[1] == "Succeedconfigured"
+    assert [pd.cluster_names for pd in fixed.decisions] == [[C2]]
+
+
+@pytest.mark.parametrize(
+    "selector",
+    [
+        {"claimSelector": claims(("n", "Gt", ["1"]))},
+        {"labelSelector": {"matchExpressions": [{"key": "n", "operator": "Lt", "values": ["3"]}]}},
+    ],
+    ids=["claim-gt", "label-lt"],
+)
+def test_gt_lt_rejected_in_label_selector_requirements(selector: dict[str, Any]) -> None:
+    # DECISIONS.md: Gt/Lt are rejected in metav1.LabelSelector matchExpressions, as upstream.
+    result = run(
+        *world(
+            cluster(C1, labels={"n": "2"}, claims={"n": "2"}),
+            predicates=[{"requiredClusterSelector": selector}],
+        )
+    )
+    assert result.status.code == Code.MISCONFIGURED
+    assert result.status.plugin == "Predicate"

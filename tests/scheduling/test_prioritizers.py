@@ -288,6 +288,11 @@ def test_addon_expired_warning_does_not_block_scheduling() -> None:
     assert decided(result) == [C2]
     assert misconfigured(result)[1] == "Succeedconfigured"
     assert satisfied(result)[1] == "AllDecisionsScheduled"
+    assert [(e.type, e.reason) for e in result.events] == [
+        ("Normal", "DecisionCreate"),
+        ("Warning", "DecisionUpdate"),
+        ("Normal", "ScoreUpdate"),
+    ]
     warning = [e for e in result.events if e.type == "Warning"]
     assert [(e.reason, e.action, e.note) for e in warning] == [
         (

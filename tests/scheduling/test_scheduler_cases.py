@@ -13,8 +13,8 @@ from .builders import (
     addon,
     builtin,
     cluster,
-    decision,
     decided,
+    decision,
     misconfigured,
     placement,
     run,
@@ -427,3 +427,40 @@ def test_42_addon_scores_with_default_policy() -> None:
     )
     result = run(*abc(*scores, placement_obj=pl))
     assert decided(result) == [B, C]
+
+
+# --- Integration cases 38 and 39 -------------------------------------------------------------
+
+
+def test_38_101_clusters_without_n() -> None:
+    result = run(*world(*(cluster(f"cluster{i}") for i in range(1, 102))))
+    status = result.placement.status
+    assert status is not None
+    assert [
+        (g.decision_group_name, g.decisions, g.cluster_count) for g in status.decision_groups or []
+    ] == [("", ["placement1-decision-1", "placement1-decision-2"], 101)]
+    assert satisfied(result) == ("True", "AllDecisionsScheduled", "All cluster decisions scheduled")
+
+
+def test_39_number_of_clusters_changes() -> None:
+    five = [cluster(f"cluster{i}") for i in range(1, 6)]
+    first = run(*world(*five, numberOfClusters=10))
+    assert len(decided(first)) == 5
+    assert satisfied(first) == (
+        "False",
+        "NotAllDecisionsScheduled",
+        "5 cluster decisions unscheduled",
+    )
+
+    assert first.placement.status is not None
+    old_status = first.placement.status.model_dump(by_alias=True, mode="json", exclude_none=True)
+    fewer = placement(numberOfClusters=4, status=old_status)
+    second = run(*world(*five, *first.decisions, placement_obj=fewer))
+    assert decided(second) == ["cluster1", "cluster2", "cluster3", "cluster4"]
+    assert satisfied(second)[0:2] == ("True", "AllDecisionsScheduled")
+
+    ten = [cluster(f"cluster{i:02d}") for i in range(1, 11)]
+    third = run(*world(*ten, numberOfClusters=5))
+    fourth = run(*world(*ten, *third.decisions, numberOfClusters=8))
+    assert set(decided(third)) < set(decided(fourth))
+    assert len(decided(fourth)) == 8

@@ -278,3 +278,70 @@ def test_no_select_if_new_in_another_placements_decisions_is_new() -> None:
         )
     )
     assert decided(result) == []
+
+
+# --- integration case 43 ---------------------------------------------------------------------
+
+
+def test_43_tolerations_select_matching_taints() -> None:
+    result = run(
+        *world(
+            cluster("c0", taints=[taint("key1", "value1")]),
+            cluster("c1", taints=[taint("key2", "value2")]),
+            cluster("c2", taints=[taint("key2", "value3")]),
+            tolerations=[toleration("key1", "Exists"), toleration("key2", "Equal", "value2")],
+        )
+    )
+    assert decided(result) == ["c0", "c1"]
+
+
+def test_43_effects_and_no_select_if_new_after_selection() -> None:
+    clusters = [
+        cluster("c0", taints=[taint("key1", "value1", "NoSelect")]),
+        cluster("c1", taints=[taint("key1", "value1", "NoSelectIfNew")]),
+        cluster("c2", taints=[taint("key1", "value1", "PreferNoSelect")]),
+        cluster("c3"),
+    ]
+    first = run(*world(*clusters))
+    assert decided(first) == ["c2", "c3"]
+    # c3 gains a NoSelectIfNew taint: it is already selected, so it stays.
+    clusters[3] = cluster("c3", taints=[taint("key1", "value1", "NoSelectIfNew")])
+    second = run(*world(*clusters, *first.decisions))
+    assert decided(second) == ["c2", "c3"]
+    # A NoSelect taint on c3 removes it.
+    clusters[2] = cluster("c2")
+    clusters[3] = cluster("c3", taints=[taint("key9", "", "NoSelect", added=NOW)])
+    third = run(*world(*clusters, *second.decisions))
+    assert decided(third) == ["c2"]
+
+
+def test_43_toleration_seconds_over_time() -> None:
+    t0 = NOW
+    objects = world(
+        cluster("c0", taints=[taint("key1", "value1", added=t0)]),
+        cluster("c1", taints=[taint("key2", "value2", added=t0)]),
+        tolerations=[
+            toleration("key1", "Exists", seconds=10),
+            toleration("key2", "Exists", seconds=20),
+        ],
+    )
+    first = run(*objects, now=t0)
+    assert decided(first) == ["c0", "c1"]
+    second = run(*objects[:-1], *first.decisions, objects[-1], now=t0 + timedelta(seconds=5))
+    assert decided(second) == ["c0", "c1"]
+    assert second.requeue_after == timedelta(seconds=5)
+    third = run(*objects[:-1], *second.decisions, objects[-1], now=t0 + timedelta(seconds=10))
+    assert decided(third) == ["c1"]
+    assert third.requeue_after == timedelta(seconds=10)
+    fourth = run(*objects[:-1], *third.decisions, objects[-1], now=t0 + timedelta(seconds=20))
+    assert decided(fourth) == []
+    assert fourth.requeue_after is None
+
+
+def test_naive_now_is_utc() -> None:
+    # clusterplace reads naive timestamps as UTC (api.base.parse_time); `now` should agree.
+    objects = world(aged(C1, 5), decision(clusters=[C1]), tolerations=TEN_SECONDS)
+    aware = run(*objects, now=NOW)
+    naive = run(*objects, now=NOW.replace(tzinfo=None))
+    assert decided(naive) == decided(aware) == [C1]
+    assert naive.requeue_after == aware.requeue_after == timedelta(seconds=5)

@@ -128,7 +128,7 @@ def build_decisions(
     Score``) they keep the groups' score order and carry each cluster's score.
     """
     owner = OwnerReference(
-        api_version=placement.api_version,
+        api_version="cluster.open-cluster-management.io/v1beta1",  # upstream's controller ref
         kind="Placement",
         name=placement.name,
         uid=placement.metadata.uid or "",

@@ -104,7 +104,7 @@ def schedule_placement(snapshot: Snapshot, placement: Placement, now: datetime) 
         outcome.status = Status.misconfigured(
             "", f"numberOfClusters must not be negative, got {wanted}"
         )
-        outcome.ranked = []
+        outcome.ranked, outcome.totals = [], {}
         return outcome
     constraints = spread_constraints(placement)
     if constraints:

@@ -56,7 +56,7 @@ class PlacementResult:
     groups: list[DecisionGroup] = field(default_factory=list)
     status: Status = field(default_factory=Status.success)
     requeue_after: timedelta | None = None
-    skipped: bool = False  # scheduling disabled by annotation
+    skipped: str | None = None  # why the placement was not scheduled at all
     error: str | None = None  # the sync failed; nothing was changed
 
     @property
@@ -97,6 +97,8 @@ def schedule(source: Fleet | Iterable[KubeObject], now: datetime | None = None) 
     """
     fleet = source if isinstance(source, Fleet) else Fleet.of(source)
     moment = now or datetime.now(UTC)
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)  # a naive time is UTC, as timestamps in input are
     snapshot = Snapshot(fleet)
     return ScheduleResult(
         [
@@ -142,8 +144,11 @@ def _events(
 def _schedule_one(snapshot: Snapshot, placement: Placement, now: datetime) -> PlacementResult:
     store = snapshot.decisions
     old = store.owned(placement.namespace, placement.name)
+    # Upstream does no work for a placement being deleted or with scheduling disabled.
+    if placement.metadata.deletion_timestamp is not None:
+        return PlacementResult(placement, old, skipped="the placement is being deleted")
     if placement.annotations.get(DISABLE_SCHEDULING_ANNOTATION) == "true":
-        return PlacementResult(placement, old, skipped=True)
+        return PlacementResult(placement, old, skipped="scheduling is disabled by annotation")
     try:
         outcome = schedule_placement(snapshot, placement, now)
     except SetSelectorError as err:
