@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Any
 
 import pytest
 
@@ -337,7 +338,7 @@ def test_addon_expired_warning_does_not_block_scheduling() -> None:
         ),
     ],
 )
-def test_weights(policy: dict, weights: dict[str, int]) -> None:
+def test_weights(policy: dict[str, Any], weights: dict[str, int]) -> None:
     result = run(*world(cluster(C1), prioritizerPolicy=policy))
     assert result.status.code == Code.SUCCESS
     assert result.outcome is not None
