@@ -101,6 +101,13 @@ def explain(snapshot: Snapshot, result: PlacementResult) -> list[ClusterExplanat
         elif name in outcome.rejected:
             stage, reason = outcome.rejected[name]
             explanations.append(ClusterExplanation(name, False, stage, reason))
+        elif name in outcome.spread_blocked and name not in selected:
+            why = outcome.spread_blocked[name]
+            explanations.append(
+                ClusterExplanation(
+                    name, False, "Spread", f"{why}; required by a DoNotSchedule spread constraint"
+                )
+            )
         elif stopped:
             status = result.status
             explanations.append(
