@@ -119,12 +119,13 @@ def explain(snapshot: Snapshot, result: PlacementResult) -> list[ClusterExplanat
                 )
             )
         elif name in selected:
+            note = f"; {outcome.notes[name]}" if name in outcome.notes else ""
             explanations.append(
                 ClusterExplanation(
                     name,
                     True,
                     "Selection",
-                    f"rank {rank[name]} of {len(rank)}",
+                    f"rank {rank[name]} of {len(rank)}{note}",
                     rank[name],
                     outcome.totals[name],
                     scores,

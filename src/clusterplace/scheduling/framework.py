@@ -83,6 +83,8 @@ class FilterResult:
     status: Status = field(default_factory=Status.success)
     # Why each removed cluster was removed (for explanations), by cluster name.
     rejected: dict[str, str] = field(default_factory=dict)
+    # Remarks on kept clusters worth explaining (e.g. a toleration that will expire).
+    notes: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass

@@ -46,6 +46,8 @@ class Outcome:
     selected: list[str] = field(default_factory=list)
     unscheduled: int = 0
     requeue_at: datetime | None = None
+    # Remarks on clusters that passed the filters (e.g. until when a taint is tolerated).
+    notes: dict[str, str] = field(default_factory=dict)
     # Clusters a DoNotSchedule spread constraint kept out, with why.
     spread_blocked: dict[str, str] = field(default_factory=dict)
 
@@ -74,6 +76,7 @@ def schedule_placement(snapshot: Snapshot, placement: Placement, now: datetime) 
         outcome.status = _merge(outcome.status, result.status)
         for name, reason in result.rejected.items():
             outcome.rejected[name] = (plugin.name, reason)
+        outcome.notes.update(result.notes)
         clusters = result.clusters
         outcome.filter_records.append((plugin.name, [c.name for c in clusters]))
 

@@ -76,13 +76,16 @@ class TaintTolerationFilter:
         existing = ctx.snapshot.decisions.own_clusters(placement.namespace, placement.name)
         kept: list[ManagedCluster] = []
         rejected: dict[str, str] = {}
+        notes: dict[str, str] = {}
         for cluster in clusters:
-            reason, _ = self._check(cluster, tolerations, existing, ctx.now)
+            reason, until = self._check(cluster, tolerations, existing, ctx.now)
             if reason is None:
                 kept.append(cluster)
+                if until is not None:
+                    notes[cluster.name] = f"taints tolerated until {format_time(until)}"
             else:
                 rejected[cluster.name] = reason
-        return FilterResult(kept, rejected=rejected)
+        return FilterResult(kept, rejected=rejected, notes=notes)
 
     @classmethod
     def requeue_at(cls, ctx: Context) -> datetime | None:
