@@ -143,6 +143,16 @@ def test_expired_toleration_is_explained() -> None:
     )
 
 
+def test_toleration_that_will_expire_is_explained() -> None:
+    objects = world(
+        cluster("c1", taints=[taint("key1", "value1", added=NOW - timedelta(seconds=5))]),
+        tolerations=[toleration("key1", "Exists", seconds=10)],
+    )
+    assert explained(objects)["c1"].reason == (
+        "rank 1 of 1; taints tolerated until 2022-01-01T00:00:05Z"
+    )
+
+
 def test_taint_without_value_is_explained() -> None:
     objects = world(cluster("c1", taints=[taint("cluster.open-cluster-management.io/unreachable")]))
     assert explained(objects)["c1"].reason == (
