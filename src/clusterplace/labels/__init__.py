@@ -18,7 +18,7 @@ from clusterplace.labels.label_selector import (
     from_requirements,
 )
 from clusterplace.labels.parser import parse, parse_requirements
-from clusterplace.labels.requirement import Labels, Operator, Requirement
+from clusterplace.labels.requirement import Labels, Matcher, Operator, Requirement, compile_matcher
 from clusterplace.labels.selector import Selector
 from clusterplace.labels.validation import (
     is_label_key,
@@ -31,10 +31,12 @@ from clusterplace.labels.validation import (
 __all__ = [
     "LABEL_SELECTOR_OPERATORS",
     "Labels",
+    "Matcher",
     "Operator",
     "Requirement",
     "Selector",
     "SelectorError",
+    "compile_matcher",
     "from_label_selector",
     "from_requirements",
     "is_label_key",

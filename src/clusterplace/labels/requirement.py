@@ -14,7 +14,7 @@ from clusterplace.labels.validation import (
     parse_go_int64,
 )
 
-__all__ = ["Labels", "Operator", "Requirement"]
+__all__ = ["Labels", "Matcher", "Operator", "Requirement", "compile_matcher"]
 
 Labels = Mapping[str, str]
 """A label (or claim) set: key to value."""
@@ -97,7 +97,9 @@ def _validate(key: str, op: str, values: tuple[str, ...], path: str) -> list[Fie
     return errs
 
 
-def _matcher(key: str, op: Operator, values: tuple[str, ...]) -> Matcher:
+def compile_matcher(key: str, op: Operator, values: tuple[str, ...]) -> Matcher:
+    """A matcher for ``key op values`` without validation (callers with other key rules,
+    such as KubeVela's ConfigMap-keyed conditions, build on this)."""
     # Absent keys read as None, which is never in a set of strings: that gives
     # In/= "absent -> False" and NotIn/!= "absent -> True" without a branch.
     if op in (Operator.IN, Operator.EQUALS, Operator.DOUBLE_EQUALS):
@@ -160,7 +162,7 @@ class Requirement:
         object.__setattr__(self, "key", key)
         object.__setattr__(self, "operator", op)
         object.__setattr__(self, "values", vals)
-        object.__setattr__(self, "match", _matcher(key, op, vals))
+        object.__setattr__(self, "match", compile_matcher(key, op, vals))
         object.__setattr__(self, "_hash", hash((key, op.value, vals)))
 
     def __setattr__(self, name: str, value: object) -> None:

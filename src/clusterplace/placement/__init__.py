@@ -1,0 +1,75 @@
+"""KubeVela defkit cluster placement: conditions, specs, evaluation and validation.
+
+>>> from clusterplace.placement import All, Any, Label, Not, PlacementSpec, evaluate
+>>> spec = PlacementSpec(run_on=[Label("provider").in_("aws", "gcp")],
+...                      not_run_on=[Label("cluster-type").eq("vcluster")])
+>>> evaluate(spec, {"provider": "aws"}).reason
+'runOn conditions satisfied: provider in (aws, gcp)'
+"""
+
+from clusterplace.placement.cluster_identity import (
+    CLUSTER_IDENTITY_CONFIGMAP,
+    CLUSTER_IDENTITY_NAMESPACE,
+    ConfigMapSource,
+    cluster_labels_exist,
+    format_cluster_labels,
+    get_cluster_labels,
+)
+from clusterplace.placement.conditions import (
+    OPERATORS,
+    All,
+    AllCondition,
+    Any,
+    AnyCondition,
+    Condition,
+    Eq,
+    Exists,
+    In,
+    Label,
+    LabelCondition,
+    Ne,
+    Not,
+    NotCondition,
+    NotExists,
+    NotIn,
+)
+from clusterplace.placement.satisfiability import find_labels
+from clusterplace.placement.spec import (
+    PlacementResult,
+    PlacementSpec,
+    evaluate,
+    get_effective_placement,
+)
+from clusterplace.placement.validate import ValidationError, validate_placement
+
+__all__ = [
+    "CLUSTER_IDENTITY_CONFIGMAP",
+    "CLUSTER_IDENTITY_NAMESPACE",
+    "OPERATORS",
+    "All",
+    "AllCondition",
+    "Any",
+    "AnyCondition",
+    "Condition",
+    "ConfigMapSource",
+    "Eq",
+    "Exists",
+    "In",
+    "Label",
+    "LabelCondition",
+    "Ne",
+    "Not",
+    "NotCondition",
+    "NotExists",
+    "NotIn",
+    "PlacementResult",
+    "PlacementSpec",
+    "ValidationError",
+    "cluster_labels_exist",
+    "evaluate",
+    "find_labels",
+    "format_cluster_labels",
+    "get_cluster_labels",
+    "get_effective_placement",
+    "validate_placement",
+]
