@@ -1,0 +1,125 @@
+"""Definition parameters: ``defkit.string_param("image").description(...).default(...)``."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from clusterplace.defkit import cue
+
+__all__ = [
+    "Param",
+    "bool_param",
+    "enum_param",
+    "float_param",
+    "int_param",
+    "list_param",
+    "map_param",
+    "string_param",
+]
+
+_UNSET: Any = object()
+
+
+class Param:
+    """One parameter: a name, a CUE type, and optional default, description, optionality.
+
+    Builder methods return the parameter itself, so they chain. In a template a
+    parameter stands for its value (``parameter.<name>``); ``is_set()`` is the
+    condition that it was given.
+    """
+
+    def __init__(self, name: str, cue_type: str) -> None:
+        self.name = name
+        self.cue_type = cue_type
+        self._description = ""
+        self._default: Any = _UNSET
+        self._optional = False
+
+    def description(self, text: str) -> Param:
+        self._description = text
+        return self
+
+    def default(self, value: Any) -> Param:
+        self._default = value
+        return self
+
+    def optional(self) -> Param:
+        self._optional = True
+        return self
+
+    @property
+    def has_default(self) -> bool:
+        return self._default is not _UNSET
+
+    def is_set(self) -> Condition:
+        """True in a template when the user gave this parameter."""
+        return Condition(f"parameter[{json.dumps(self.name)}] != _|_")
+
+    def reference(self) -> cue.Expr:
+        return cue.Expr(
+            f"parameter.{self.name}"
+            if cue.field_name(self.name) == self.name
+            else f"parameter[{json.dumps(self.name)}]"
+        )
+
+    def _default_text(self) -> str:
+        value = self._default
+        if isinstance(value, list | dict):
+            return json.dumps(value)
+        return cue.literal(value).text
+
+    def schema(self) -> list[cue.Field | cue.Comment]:
+        """The parameter's lines in the ``parameter: {...}`` block."""
+        items: list[cue.Field | cue.Comment] = []
+        if self._description:
+            items.append(cue.Comment(f"+usage={self._description}"))
+        text = self.cue_type
+        if self.has_default:
+            text = f"*{self._default_text()} | {text}"
+        items.append(cue.Field(self.name, cue.Expr(text), optional=self._optional))
+        return items
+
+
+class Condition:
+    """A CUE boolean expression usable in ``set_if``."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __repr__(self) -> str:
+        return f"Condition({self.text!r})"
+
+
+def string_param(name: str) -> Param:
+    return Param(name, "string")
+
+
+def int_param(name: str) -> Param:
+    return Param(name, "int")
+
+
+def bool_param(name: str) -> Param:
+    return Param(name, "bool")
+
+
+def float_param(name: str) -> Param:
+    return Param(name, "number")
+
+
+def list_param(name: str, of: str = "string") -> Param:
+    """A list; ``of`` is the element's CUE type (``string``, ``int``, ...)."""
+    return Param(name, f"[...{of}]")
+
+
+def map_param(name: str, of: str = "string") -> Param:
+    """A map from string keys to ``of`` values."""
+    return Param(name, f"{{[string]: {of}}}")
+
+
+def enum_param(name: str, values: Sequence[str]) -> Param:
+    """One of ``values`` (a string disjunction)."""
+    if not values:
+        raise ValueError(f"enum parameter {name!r} needs at least one value")
+    return Param(name, " | ".join(json.dumps(v) for v in values))
