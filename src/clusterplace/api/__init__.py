@@ -18,7 +18,7 @@ from clusterplace.api.cluster import (
 from clusterplace.api.core import ConfigMap, GenericObject
 from clusterplace.api.fleet import Fleet, load_fleet
 from clusterplace.api.loader import Document, Loaded, LoadError, decode, read_documents
-from clusterplace.api.module import DefinitionModule
+from clusterplace.api.module import DefinitionModule, Hook
 from clusterplace.api.placement import Placement, PlacementDecision
 from clusterplace.api.selectors import ClaimSelector, LabelSelector, LabelSelectorRequirement
 from clusterplace.api.sources import Source, expand_sources
@@ -35,6 +35,7 @@ __all__ = [
     "Document",
     "Fleet",
     "GenericObject",
+    "Hook",
     "KubeObject",
     "LabelSelector",
     "LabelSelectorRequirement",

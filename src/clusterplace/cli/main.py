@@ -8,6 +8,7 @@ import click
 
 from clusterplace import __version__
 from clusterplace.cli.get import get
+from clusterplace.cli.module import apply_module_command, gen_module, plan_module, validate_module
 from clusterplace.cli.placement import describe, explain
 from clusterplace.cli.route import route
 from clusterplace.cli.schedule import schedule_command
@@ -34,6 +35,10 @@ cli.add_command(route)
 cli.add_command(schedule_command)
 cli.add_command(explain)
 cli.add_command(describe)
+cli.add_command(validate_module)
+cli.add_command(gen_module)
+cli.add_command(apply_module_command)
+cli.add_command(plan_module)
 
 
 def _report(err: Exception) -> None:

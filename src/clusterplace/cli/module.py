@@ -1,0 +1,250 @@
+"""``validate-module``, ``gen-module``, ``apply-module`` and ``plan-module``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+from clusterplace.api import expand_sources, load_fleet
+from clusterplace.api.yaml_io import dump_json, dump_yaml_stream
+from clusterplace.cli._common import load, warn
+from clusterplace.defkit.apply import ApplyOptions, apply_module
+from clusterplace.defkit.module import TYPE_DIRS, load_module
+from clusterplace.defkit.stores import DefinitionStore, DirectoryStore, MemoryStore
+from clusterplace.errors import InputError
+from clusterplace.outputs import FileTransaction, format_table
+from clusterplace.placement import (
+    CLUSTER_IDENTITY_CONFIGMAP,
+    CLUSTER_IDENTITY_NAMESPACE,
+    ValidationError,
+    evaluate,
+    get_cluster_labels,
+    get_effective_placement,
+    validate_placement,
+)
+
+__all__ = ["apply_module_command", "gen_module", "plan_module", "validate_module"]
+
+_TYPES = ("component", "trait", "policy", "workflow-step")
+
+
+@click.command("validate-module")
+@click.argument("directory", type=click.Path(file_okay=False))
+@click.option("--strict", is_flag=True, help="Also prove each placement can ever be eligible.")
+def validate_module(directory: str, strict: bool) -> None:
+    """Load a module and check its definitions and placement."""
+    module = load_module(directory)
+    for warning in module.warnings:
+        warn(warning)
+    errors: list[str] = []
+    for loaded in module.definitions:
+        definition = loaded.definition
+        effective = get_effective_placement(module.placement, definition.placement)
+        try:
+            validate_placement(effective, strict=strict)
+        except ValidationError as err:
+            errors.append(f"{definition.KIND} {definition.name} ({loaded.path}): {err.message}")
+    if errors:
+        click.echo(f"Validation failed with {len(errors)} error(s):")
+        for error in errors:
+            click.echo(f"  - {error}")
+        raise SystemExit(1)
+    click.echo("Module validation passed.")
+
+
+@click.command("gen-module")
+@click.argument("directory", type=click.Path(file_okay=False))
+@click.option(
+    "-o",
+    "--output",
+    "out",
+    default="cue-generated",
+    show_default=True,
+    type=click.Path(file_okay=False, path_type=Path),
+)
+def gen_module(directory: str, out: Path) -> None:
+    """Write each definition's CUE to OUT/<type dir>/<name>.cue (placement never changes CUE)."""
+    module = load_module(directory)
+    by_type = {cls.TYPE: folder for folder, cls in TYPE_DIRS.items()}
+    with FileTransaction() as tx:
+        for loaded in module.definitions:
+            definition = loaded.definition
+            tx.write(out / by_type[definition.TYPE] / f"{definition.name}.cue", definition.to_cue())
+        tx.commit()
+    click.echo(f"Generated {len(module.definitions)} definition(s) in {out}")
+
+
+def _labels_option(value: str | None) -> dict[str, str] | None:
+    if value is None:
+        return None
+    labels: dict[str, str] = {}
+    for part in (p for p in value.split(",") if p):
+        key, sep, val = part.partition("=")
+        if not sep or not key:
+            raise InputError(f"--labels: {part!r} is not key=value")
+        labels[key] = val
+    return labels
+
+
+def _labels_from(path: str) -> dict[str, str]:
+    fleet = load_fleet(expand_sources([path]))
+    found = fleet.config_maps.get((CLUSTER_IDENTITY_NAMESPACE, CLUSTER_IDENTITY_CONFIGMAP))
+    if found is None:
+        warn(
+            f"{path}: no ConfigMap {CLUSTER_IDENTITY_NAMESPACE}/{CLUSTER_IDENTITY_CONFIGMAP}; "
+            "the cluster has no labels"
+        )
+    return get_cluster_labels(found)
+
+
+@click.command("apply-module")
+@click.argument("directory", type=click.Path(file_okay=False))
+@click.option("--labels", "labels_text", metavar="K=V,...", help="The cluster's identity labels.")
+@click.option(
+    "--labels-from", metavar="FILE", help="A file with the vela-cluster-identity ConfigMap."
+)
+@click.option(
+    "--out",
+    "out",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Write applied definitions here as manifests.",
+)
+@click.option(
+    "--kubeconfig", metavar="PATH", help="Apply to a live cluster (reads its identity ConfigMap)."
+)
+@click.option("--context", "kube_context", metavar="NAME", help="The kubeconfig context to use.")
+@click.option("--dry-run", is_flag=True, help="Evaluate placement and print what would be applied.")
+@click.option("-n", "--namespace", default="vela-system", show_default=True)
+@click.option(
+    "-t", "--types", multiple=True, type=click.Choice(_TYPES), help="Only these definition types."
+)
+@click.option("-p", "--prefix", default="", help="Prefix every definition name.")
+@click.option(
+    "-c", "--conflict", default="fail", show_default=True, help="skip|overwrite|fail|rename"
+)
+@click.option("--ignore-placement", is_flag=True, help="Apply without evaluating placement.")
+@click.option("--skip-hooks", is_flag=True)
+@click.option("--skip-pre-apply", is_flag=True)
+@click.option("--skip-post-apply", is_flag=True)
+@click.option("--stats", is_flag=True, help="Print detailed statistics.")
+def apply_module_command(
+    directory: str,
+    labels_text: str | None,
+    labels_from: str | None,
+    out: Path | None,
+    kubeconfig: str | None,
+    kube_context: str | None,
+    dry_run: bool,
+    namespace: str,
+    types: tuple[str, ...],
+    prefix: str,
+    conflict: str,
+    ignore_placement: bool,
+    skip_hooks: bool,
+    skip_pre_apply: bool,
+    skip_post_apply: bool,
+    stats: bool,
+) -> None:
+    """Apply the module's definitions whose placement matches the cluster's identity.
+
+    The identity comes from --labels, --labels-from FILE, or the live cluster
+    (--kubeconfig); definitions go to --out DIR, or to the live cluster.
+    """
+    options = ApplyOptions(
+        namespace=namespace,
+        types=types,
+        prefix=prefix,
+        conflict=conflict,
+        ignore_placement=ignore_placement,
+        dry_run=dry_run,
+        skip_hooks=skip_hooks,
+        skip_pre_apply=skip_pre_apply,
+        skip_post_apply=skip_post_apply,
+        stats=stats,
+    )
+    sources = [
+        s for s in (labels_text is not None, labels_from is not None, kubeconfig is not None) if s
+    ]
+    if len(sources) > 1:
+        raise click.UsageError("give only one of --labels, --labels-from and --kubeconfig")
+    module = load_module(directory)
+    for warning in module.warnings:
+        warn(warning)
+    store: DefinitionStore
+    if kubeconfig is not None:
+        from clusterplace.hub.kubernetes import KubernetesCluster
+
+        cluster = KubernetesCluster.from_kubeconfig(kubeconfig, kube_context)
+        read_labels = lambda: get_cluster_labels(cluster)  # noqa: E731
+        store = cluster
+    else:
+        given = _labels_option(labels_text) if labels_text is not None else None
+        if labels_from is not None:
+            given = _labels_from(labels_from)
+        if given is None and not ignore_placement:
+            raise click.UsageError(
+                "where do the cluster's labels come from? give --labels, --labels-from or "
+                "--kubeconfig (or --ignore-placement)"
+            )
+        fixed = given or {}
+        read_labels = lambda: fixed  # noqa: E731
+        if out is None and not dry_run:
+            raise click.UsageError("give --out DIR to write the definitions (or --dry-run)")
+        store = DirectoryStore(out) if out is not None else MemoryStore()
+    apply_module(module, directory, options, read_labels, store, click.echo)
+
+
+@click.command("plan-module")
+@click.argument("directory", type=click.Path(file_okay=False))
+@click.option("-f", "--filename", "filenames", multiple=True, required=True, metavar="FLEET")
+@click.option("-R", "--recursive", is_flag=True)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Choice(["table", "wide", "yaml", "json"]),
+    default="table",
+    show_default=True,
+)
+def plan_module(directory: str, filenames: tuple[str, ...], recursive: bool, output: str) -> None:
+    """Which ManagedClusters of a fleet each definition would be installed on.
+
+    Each cluster's labels are its identity. table: a ✓/✗ matrix and a count per
+    definition; wide: one line per definition and cluster with the reason.
+    """
+    module = load_module(directory)
+    fleet = load(filenames, recursive)
+    clusters = sorted(fleet.clusters)
+    rows: list[dict[str, Any]] = []
+    for loaded in module.definitions:
+        definition = loaded.definition
+        effective = get_effective_placement(module.placement, definition.placement)
+        verdicts = []
+        for name in clusters:
+            result = evaluate(effective, fleet.clusters[name].labels)
+            verdicts.append({"cluster": name, "eligible": result.eligible, "reason": result.reason})
+        rows.append({"kind": definition.KIND, "name": definition.name, "clusters": verdicts})
+    if output in ("yaml", "json"):
+        data = {
+            "apiVersion": "clusterplace.io/v1alpha1",
+            "kind": "ModulePlan",
+            "metadata": {"name": module.name},
+            "definitions": rows,
+        }
+        click.echo(dump_yaml_stream([data]) if output == "yaml" else dump_json(data), nl=False)
+        return
+    if output == "wide":
+        table = [
+            [f"{r['kind']}/{r['name']}", v["cluster"], "✓" if v["eligible"] else "✗", v["reason"]]
+            for r in rows
+            for v in r["clusters"]
+        ]
+        click.echo(format_table(["DEFINITION", "CLUSTER", "ELIGIBLE", "REASON"], table), nl=False)
+        return
+    headers = ["DEFINITION", *clusters, "CLUSTERS"]
+    table = []
+    for r in rows:
+        marks = ["✓" if v["eligible"] else "✗" for v in r["clusters"]]
+        table.append([f"{r['kind']}/{r['name']}", *marks, f"{marks.count('✓')}/{len(marks)}"])
+    click.echo(format_table(headers, table), nl=False)

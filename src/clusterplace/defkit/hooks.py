@@ -1,0 +1,129 @@
+"""Module hooks: ``pre-apply`` and ``post-apply`` steps that run whatever placement decides.
+
+A hook is either ``path`` (manifests, a file or a directory, relative to the module,
+applied to the same store as the definitions) or ``script`` (run with ``sh -c`` in the
+module directory). A failing hook stops the run unless it is ``optional``.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from clusterplace.api import Hook, expand_sources, read_documents
+from clusterplace.defkit.stores import DefinitionStore
+from clusterplace.errors import ClusterplaceError
+
+__all__ = ["HookError", "HookResult", "run_hooks"]
+
+DEFAULT_TIMEOUT = 300.0
+
+
+class HookError(ClusterplaceError):
+    """A required hook failed."""
+
+
+@dataclass
+class HookResult:
+    created: int = 0
+    updated: int = 0
+    optional_failed: int = 0
+
+
+def _timeout(text: str | None) -> float:
+    if not text:
+        return DEFAULT_TIMEOUT
+    units = {"s": 1, "m": 60, "h": 3600}
+    try:
+        return float(text[:-1]) * units[text[-1]] if text[-1] in units else float(text)
+    except (ValueError, KeyError):
+        raise HookError(f"invalid hook timeout {text!r}; use e.g. 30s, 5m") from None
+
+
+def _name(hook: Hook) -> str:
+    return (
+        hook.path or (hook.script or "").strip().splitlines()[0]
+        if (hook.path or hook.script)
+        else "<empty>"
+    )
+
+
+def run_hooks(
+    phase: str,
+    hooks: Sequence[Hook],
+    module_dir: Path,
+    store: DefinitionStore,
+    namespace: str,
+    dry_run: bool,
+    echo: Callable[[str], None],
+) -> HookResult:
+    result = HookResult()
+    echo(f"Running {phase} hooks...")
+    for hook in hooks:
+        name = _name(hook)
+        if dry_run:
+            what = f"apply {hook.path}" if hook.path else "run script"
+            echo(f"  [dry-run] Would {what}")
+            continue
+        try:
+            if hook.path:
+                created, updated = _apply_path(module_dir / hook.path, store, namespace)
+                result.created += created
+                result.updated += updated
+                echo(f"  ✓ {name}: {created} created, {updated} updated")
+            elif hook.script:
+                _run_script(hook.script, module_dir, _timeout(hook.timeout))
+                echo(f"  ✓ {name}")
+            else:
+                raise HookError("a hook needs a path or a script")
+        except (HookError, ClusterplaceError) as err:
+            if hook.optional:
+                result.optional_failed += 1
+                echo(f"  ✗ {name}: {err} (optional, continuing)")
+                continue
+            raise HookError(f"{phase} hook {name} failed: {err}") from None
+    echo("")
+    return result
+
+
+def _apply_path(path: Path, store: DefinitionStore, namespace: str) -> tuple[int, int]:
+    if not path.exists():
+        raise HookError(f"{path} does not exist")
+    created = updated = 0
+    for doc in read_documents(expand_sources([str(path)], recursive=True)):
+        obj = dict(doc.data)
+        meta = dict(obj.get("metadata") or {})
+        meta.setdefault("namespace", namespace)
+        obj["metadata"] = meta
+        existing = store.get(
+            str(obj.get("apiVersion")),
+            str(obj.get("kind")),
+            meta["namespace"],
+            str(meta.get("name")),
+        )
+        if existing is None:
+            store.create(obj)
+            created += 1
+        else:
+            store.update(obj)
+            updated += 1
+    return created, updated
+
+
+def _run_script(script: str, cwd: Path, timeout: float) -> None:
+    try:
+        done = subprocess.run(
+            ["sh", "-c", script],
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        raise HookError(f"timed out after {timeout:g}s") from None
+    if done.returncode != 0:
+        tail = (done.stderr or done.stdout).strip().splitlines()[-1:] or [""]
+        raise HookError(f"exit code {done.returncode}: {tail[0]}")

@@ -1,0 +1,1 @@
+"""Where live state is read and written: a Kubernetes API server."""
