@@ -242,9 +242,10 @@ def plan_module(directory: str, filenames: tuple[str, ...], recursive: bool, out
         ]
         click.echo(format_table(["DEFINITION", "CLUSTER", "ELIGIBLE", "REASON"], table), nl=False)
         return
+    # Cluster names head their columns as they are written, not upper-cased.
     headers = ["DEFINITION", *clusters, "CLUSTERS"]
     table = []
     for r in rows:
         marks = ["✓" if v["eligible"] else "✗" for v in r["clusters"]]
         table.append([f"{r['kind']}/{r['name']}", *marks, f"{marks.count('✓')}/{len(marks)}"])
-    click.echo(format_table(headers, table), nl=False)
+    click.echo(format_table(headers, table, upper=False), nl=False)
