@@ -7,12 +7,13 @@ not pay for it.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from clusterplace.api import ConfigMap
 from clusterplace.errors import ClusterplaceError
 
-__all__ = ["KubernetesCluster", "KubernetesError"]
+__all__ = ["KubernetesCluster", "KubernetesError", "merge_patch"]
 
 
 class KubernetesError(ClusterplaceError):
@@ -26,6 +27,20 @@ def _plural(kind: str) -> str:
     if lower.endswith("y") and len(lower) > 1 and lower[-2] not in "aeiou":
         return lower[:-1] + "ies"
     return lower + "s"
+
+
+def merge_patch(current: Any, desired: Any) -> Any:
+    """The RFC 7386 merge patch that turns ``current`` into ``desired`` ({} when equal)."""
+    if not isinstance(current, dict) or not isinstance(desired, dict):
+        return desired
+    patch: dict[str, Any] = {key: None for key in current if key not in desired}
+    for key, value in desired.items():
+        if key not in current:
+            patch[key] = value
+        elif current[key] != value:
+            inner = merge_patch(current[key], value)
+            patch[key] = inner if inner != {} or not isinstance(value, dict) else value
+    return patch
 
 
 class KubernetesCluster:
@@ -49,26 +64,28 @@ class KubernetesCluster:
         except Exception as err:  # kubeconfig problems come as several exception types
             raise KubernetesError(f"cannot load kubeconfig {path}: {err}") from None
 
-    def _call(self, method: str, path: str, body: Any = None) -> dict[str, Any] | None:
-        from kubernetes.client.exceptions import ApiException
-
+    def _call(
+        self, method: str, path: str, body: Any = None, content_type: str = "application/json"
+    ) -> dict[str, Any] | None:
+        """One request; the decoded JSON body, or None for 404. Raises KubernetesError."""
         try:
-            data, _, _ = self._api.call_api(
-                path,
-                method,
-                header_params={"Accept": "application/json", "Content-Type": "application/json"},
+            method_, url, headers, payload, _ = self._api.param_serialize(
+                method=method,
+                resource_path=path,
+                header_params={"Accept": "application/json", "Content-Type": content_type},
                 body=body,
-                response_type="object",
                 auth_settings=["BearerToken"],
-                _return_http_data_only=False,
-                _preload_content=True,
             )
-        except ApiException as err:
-            if err.status == 404:
-                return None
-            raise KubernetesError(f"{method} {path}: {err.status} {err.reason}") from None
+            response = self._api.call_api(method_, url, header_params=headers, body=payload)
+            raw = response.read()
         except Exception as err:  # connection errors from urllib3 and friends
             raise KubernetesError(f"{method} {path}: {err}") from None
+        if response.status == 404:
+            return None
+        if response.status >= 400:
+            reason = getattr(response, "reason", "") or ""
+            raise KubernetesError(f"{method} {path}: {response.status} {reason}".rstrip())
+        data = json.loads(raw) if raw else {}
         return data if isinstance(data, dict) else {}
 
     @staticmethod
@@ -101,15 +118,30 @@ class KubernetesCluster:
             raise KubernetesError(f"POST {path}: the resource {obj['kind']} is not served")
 
     def update(self, obj: dict[str, Any]) -> None:
+        """Make the stored object equal to ``obj`` in spec, labels and annotations, with a
+        JSON merge patch (RFC 7386) computed against what the server holds."""
         meta = obj["metadata"]
         path = (
             f"{self._collection(obj['apiVersion'], obj['kind'], meta['namespace'])}/{meta['name']}"
         )
-        existing = self._call("GET", path) or {}
-        version = (existing.get("metadata") or {}).get("resourceVersion")
-        body = {**obj, "metadata": {**meta, **({"resourceVersion": version} if version else {})}}
-        if self._call("PUT", path, body) is None:
-            raise KubernetesError(f"PUT {path}: not found")
+        existing = self._call("GET", path)
+        if existing is None:
+            raise KubernetesError(f"GET {path}: not found")
+        desired = {k: v for k, v in obj.items() if k not in ("apiVersion", "kind", "metadata")}
+        current = {
+            k: v
+            for k, v in existing.items()
+            if k not in ("apiVersion", "kind", "metadata", "status")
+        }
+        patch: dict[str, Any] = merge_patch(current, desired)
+        meta_patch = merge_patch(
+            {k: existing.get("metadata", {}).get(k) or {} for k in ("labels", "annotations")},
+            {k: meta.get(k) or {} for k in ("labels", "annotations")},
+        )
+        if meta_patch:
+            patch["metadata"] = meta_patch
+        if patch:
+            self._call("PATCH", path, patch, content_type="application/merge-patch+json")
 
     def commit(self) -> None:
         """Writes go to the server as they happen."""
