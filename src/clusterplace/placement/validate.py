@@ -152,26 +152,37 @@ def conditions_conflict(run: Condition, not_run: Condition) -> str | None:
     return _composite(run, not_run)
 
 
+def _upstream_conflict(spec: PlacementSpec) -> ValidationError | None:
+    for run in spec.run_on:
+        for not_run in spec.not_run_on:
+            reason = conditions_conflict(run, not_run)
+            if reason:
+                return ValidationError(_message(reason), str(run), str(not_run))
+    return None
+
+
 def validate_placement(
     spec: PlacementSpec, *, strict: bool = False, witness: bool = False
 ) -> Labels | None:
     """Raise :class:`ValidationError` for conflicting constraints.
 
-    Default: upstream's rules and messages (first conflicting RunOn × NotRunOn pair).
-    ``strict``: also prove that some label set is eligible, raising when none is.
-    ``witness`` (implies ``strict``): return such a label set.
+    Default: upstream's rules and messages (the first conflicting RunOn × NotRunOn pair;
+    its pattern rules can flag specs that some labels do satisfy, and miss others).
+    ``strict``: decide exactly instead, raising only when no label set is eligible (with
+    upstream's message when its rules also caught the conflict). ``witness`` (implies
+    ``strict``): return an eligible label set.
     """
     if spec.is_empty():
         return {} if witness else None
-    for run in spec.run_on:
-        for not_run in spec.not_run_on:
-            reason = conditions_conflict(run, not_run)
-            if reason:
-                raise ValidationError(_message(reason), str(run), str(not_run))
+    upstream = _upstream_conflict(spec)
     if not (strict or witness):
+        if upstream is not None:
+            raise upstream
         return None
     found = find_labels(spec)
     if found is None:
+        if upstream is not None:
+            raise upstream
         run_text, not_text, reason = first_unsatisfiable(spec)
         raise ValidationError(_message(reason), run_text, not_text)
     return found if witness else None
