@@ -44,14 +44,6 @@ def eligible_label_sets(placement: PlacementSpec) -> list[dict[str, str]]:
     return [labels for labels in all_label_sets(placement) if evaluate(placement, labels).eligible]
 
 
-def upstream_rejects(placement: PlacementSpec) -> bool:
-    try:
-        validate_placement(placement)
-    except ValidationError:
-        return True
-    return False
-
-
 # Never eligible, and upstream's default rules do not notice.
 UNSATISFIABLE = [
     pytest.param(spec([K_AWS], [K.ne("gcp")]), id="eq-vs-ne-other"),
