@@ -8,9 +8,8 @@ gpu_count = defkit.int_param("count").default(1).description("GPUs per container
 
 
 def gpu_template(tpl: Template) -> None:
-    patch = (
-        defkit.resource("apps/v1", "Deployment")
-        .set("spec.template.spec.containers[0].resources.limits[nvidia.com/gpu]", gpu_count)
+    patch = defkit.resource("apps/v1", "Deployment").set(
+        "spec.template.spec.containers[0].resources.limits[nvidia.com/gpu]", gpu_count
     )
     tpl.outputs("gpu-limits", patch)
 
