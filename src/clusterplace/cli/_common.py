@@ -11,7 +11,14 @@ from clusterplace.api import Fleet, expand_sources, load_fleet
 from clusterplace.api.loader import Document
 from clusterplace.outputs import FORMATS
 
-__all__ = ["filename_options", "load", "output_option", "warn", "warn_unknown"]
+__all__ = [
+    "REPORT_FORMATS",
+    "filename_options",
+    "load",
+    "output_option",
+    "warn",
+    "warn_unknown",
+]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -34,6 +41,9 @@ def filename_options(help_text: str) -> Callable[[F], F]:
         )(func)
 
     return decorate
+
+
+REPORT_FORMATS = ("table", "wide", "yaml", "json")
 
 
 def output_option(default: str = "table", choices: Sequence[str] = FORMATS) -> Callable[[F], F]:

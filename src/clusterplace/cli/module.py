@@ -9,7 +9,7 @@ import click
 
 from clusterplace.api import expand_sources, load_fleet
 from clusterplace.api.yaml_io import dump_json, dump_yaml_stream
-from clusterplace.cli._common import load, warn
+from clusterplace.cli._common import REPORT_FORMATS, filename_options, load, output_option, warn
 from clusterplace.defkit.apply import ApplyOptions, apply_module
 from clusterplace.defkit.module import TYPE_DIRS, load_module
 from clusterplace.defkit.stores import DefinitionStore, DirectoryStore, MemoryStore
@@ -198,15 +198,8 @@ def apply_module_command(
 
 @click.command("plan-module")
 @click.argument("directory", type=click.Path(file_okay=False))
-@click.option("-f", "--filename", "filenames", multiple=True, required=True, metavar="FLEET")
-@click.option("-R", "--recursive", is_flag=True)
-@click.option(
-    "-o",
-    "--output",
-    type=click.Choice(["table", "wide", "yaml", "json"]),
-    default="table",
-    show_default=True,
-)
+@filename_options("Fleet files or directories holding the ManagedClusters.")
+@output_option(choices=REPORT_FORMATS)
 def plan_module(directory: str, filenames: tuple[str, ...], recursive: bool, output: str) -> None:
     """Which ManagedClusters of a fleet each definition would be installed on.
 

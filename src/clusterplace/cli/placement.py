@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from clusterplace.api.yaml_io import dump_json, dump_yaml_stream
-from clusterplace.cli._common import filename_options
+from clusterplace.cli._common import REPORT_FORMATS, filename_options, output_option
 from clusterplace.cli._schedule_run import now_option, pick, run_schedule
 from clusterplace.outputs import format_table
 from clusterplace.outputs.describe import describe as describe_text
@@ -34,13 +34,7 @@ def explain() -> None:
 @click.option("-n", "--namespace", default="default", show_default=True)
 @filename_options("Fleet files or directories.")
 @now_option
-@click.option(
-    "-o",
-    "--output",
-    type=click.Choice(["table", "wide", "yaml", "json"]),
-    default="table",
-    show_default=True,
-)
+@output_option(choices=REPORT_FORMATS)
 def explain_command(
     name: str,
     namespace: str,

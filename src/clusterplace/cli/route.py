@@ -9,7 +9,7 @@ import click
 from clusterplace.api import expand_sources, read_documents
 from clusterplace.api.loader import require_unique_identities
 from clusterplace.bundles import apply_plan, plan_route_dir
-from clusterplace.cli._common import load
+from clusterplace.cli._common import filename_options, load
 from clusterplace.errors import InputError, InputErrors
 from clusterplace.federation import ANNOTATION, RoutingError
 from clusterplace.federation import route as route_objects
@@ -19,16 +19,7 @@ __all__ = ["route"]
 
 
 @click.command()
-@click.option(
-    "-f",
-    "--filename",
-    "filenames",
-    multiple=True,
-    required=True,
-    metavar="FILE|DIR|-",
-    help="Manifests to route (any kinds).",
-)
-@click.option("-R", "--recursive", is_flag=True, help="Also read subdirectories of directories.")
+@filename_options("Manifests to route (any kinds).")
 @click.option(
     "--clusters",
     "cluster_files",

@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from clusterplace.api.yaml_io import dump_json, dump_yaml_stream
-from clusterplace.cli._common import filename_options
+from clusterplace.cli._common import REPORT_FORMATS, filename_options, output_option
 from clusterplace.cli._schedule_run import now_option, run_schedule
 from clusterplace.outputs import as_json_list, format_table
 from clusterplace.scheduling import PlacementResult
@@ -67,14 +67,7 @@ def _objects(results: list[PlacementResult]) -> list[dict[str, Any]]:
     "Fleet files or directories: clusters, sets, bindings, placements, decisions, scores."
 )
 @now_option
-@click.option(
-    "-o",
-    "--output",
-    type=click.Choice(["table", "wide", "yaml", "json"]),
-    default="table",
-    show_default=True,
-    help="Output format.",
-)
+@output_option(choices=REPORT_FORMATS)
 @click.option(
     "--fail-unsatisfied",
     is_flag=True,

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, ClassVar
 
+from clusterplace.api.naming import plural
 from clusterplace.defkit import cue
 from clusterplace.defkit.params import Param
 from clusterplace.defkit.template import Template
@@ -28,15 +29,6 @@ __all__ = [
 ]
 
 DESCRIPTION_ANNOTATION = "definition.oam.dev/description"
-
-
-def _plural(kind: str) -> str:
-    lower = kind.lower()
-    if lower.endswith(("s", "x", "ch", "sh")):
-        return lower + "es"
-    if lower.endswith("y") and len(lower) > 1 and lower[-2] not in "aeiou":
-        return lower[:-1] + "ies"
-    return lower + "s"
 
 
 class Definition:
@@ -180,7 +172,7 @@ class ComponentDefinition(Definition):
             return None
         api_version, kind = self._workload
         group = api_version.rpartition("/")[0]
-        return f"{_plural(kind)}.{group}" if group else _plural(kind)
+        return f"{plural(kind)}.{group}" if group else plural(kind)
 
     def attributes(self) -> cue.Struct | None:
         if self._workload is None:

@@ -11,6 +11,7 @@ import json
 from typing import Any
 
 from clusterplace.api import ConfigMap
+from clusterplace.api.naming import plural
 from clusterplace.errors import ClusterplaceError
 
 __all__ = ["KubernetesCluster", "KubernetesError", "merge_patch"]
@@ -18,15 +19,6 @@ __all__ = ["KubernetesCluster", "KubernetesError", "merge_patch"]
 
 class KubernetesError(ClusterplaceError):
     """The API server refused a request or could not be reached."""
-
-
-def _plural(kind: str) -> str:
-    lower = kind.lower()
-    if lower.endswith(("s", "x", "ch", "sh")):
-        return lower + "es"
-    if lower.endswith("y") and len(lower) > 1 and lower[-2] not in "aeiou":
-        return lower[:-1] + "ies"
-    return lower + "s"
 
 
 def merge_patch(current: Any, desired: Any) -> Any:
@@ -91,7 +83,7 @@ class KubernetesCluster:
     @staticmethod
     def _collection(api_version: str, kind: str, namespace: str) -> str:
         base = f"/api/{api_version}" if "/" not in api_version else f"/apis/{api_version}"
-        return f"{base}/namespaces/{namespace}/{_plural(kind)}"
+        return f"{base}/namespaces/{namespace}/{plural(kind)}"
 
     def get_config_map(self, namespace: str, name: str) -> ConfigMap | None:
         data = self._call("GET", f"/api/v1/namespaces/{namespace}/configmaps/{name}")
