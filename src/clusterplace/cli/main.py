@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
+import importlib
 import sys
 
 import click
 
 from clusterplace import __version__
-from clusterplace.cli.get import get
-from clusterplace.cli.module import apply_module_command, gen_module, plan_module, validate_module
-from clusterplace.cli.placement import describe, explain
-from clusterplace.cli.route import route
-from clusterplace.cli.schedule import schedule_command
 from clusterplace.errors import ClusterplaceError
 from clusterplace.labels import SelectorError
 
@@ -19,8 +15,37 @@ __all__ = ["cli", "main"]
 
 EXIT_INPUT_ERROR = 1
 
+# Commands are imported when used: each command group pulls in different layers
+# (the scheduler, the definition kit, the Kubernetes client), and a CLI call should
+# pay only for its own.
+COMMANDS = {
+    "get": "clusterplace.cli.get:get",
+    "route": "clusterplace.cli.route:route",
+    "schedule": "clusterplace.cli.schedule:schedule_command",
+    "explain": "clusterplace.cli.placement:explain",
+    "describe": "clusterplace.cli.placement:describe",
+    "validate-module": "clusterplace.cli.module:validate_module",
+    "gen-module": "clusterplace.cli.module:gen_module",
+    "apply-module": "clusterplace.cli.module:apply_module_command",
+    "plan-module": "clusterplace.cli.module:plan_module",
+}
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+
+class _LazyGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        target = COMMANDS.get(cmd_name)
+        if target is None:
+            return None
+        module_name, _, attr = target.partition(":")
+        command = getattr(importlib.import_module(module_name), attr)
+        assert isinstance(command, click.Command)
+        return command
+
+
+@click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="clusterplace")
 def cli() -> None:
     """Decide which clusters a workload, object or definition goes to, and explain why.
@@ -28,17 +53,6 @@ def cli() -> None:
     Exit codes: 0 success, 1 invalid input (nothing written), 2 usage error,
     3 a placement is not satisfied (schedule --fail-unsatisfied).
     """
-
-
-cli.add_command(get)
-cli.add_command(route)
-cli.add_command(schedule_command)
-cli.add_command(explain)
-cli.add_command(describe)
-cli.add_command(validate_module)
-cli.add_command(gen_module)
-cli.add_command(apply_module_command)
-cli.add_command(plan_module)
 
 
 def _report(err: Exception) -> None:

@@ -21,9 +21,13 @@ _KEYWORDS = frozenset({"if", "for", "in", "let", "true", "false", "null", "_", "
 
 @dataclass(frozen=True)
 class Expr:
-    """A raw CUE expression, written as is (``context.name``, ``*1 | int``)."""
+    """A raw CUE expression, written as is (``context.name``, ``*1 | int``).
+
+    ``align`` is False for list and struct literals written as text (``[...string]``):
+    cue fmt never aligns those, and they end an alignment run."""
 
     text: str
+    align: bool = True
 
 
 @dataclass
@@ -76,7 +80,8 @@ def literal(value: str | int | float | bool | None) -> Expr:
 
 
 def field_name(name: str, *, quoted: bool = False, optional: bool = False) -> str:
-    if quoted or not _IDENT.fullmatch(name) or name in _KEYWORDS:
+    # Labels starting with _ or # are hidden fields/definitions in CUE: quote them.
+    if quoted or not _IDENT.fullmatch(name) or name in _KEYWORDS or name[0] in "_#":
         text = json.dumps(name, ensure_ascii=False)
     else:
         text = name
@@ -139,7 +144,7 @@ def _render_items(items: Sequence[Field | If | Comment], indent: int) -> list[st
             lines.append(f"{pad}}}")
         else:
             label = field_name(item.name, quoted=item.quoted, optional=item.optional)
-            if isinstance(item.value, Expr):
+            if isinstance(item.value, Expr) and item.value.align:
                 run.append((label, item.value.text))
                 continue
             flush()

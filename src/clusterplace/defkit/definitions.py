@@ -12,6 +12,7 @@ from typing import Any, ClassVar
 
 from clusterplace.api.naming import plural
 from clusterplace.defkit import cue
+from clusterplace.defkit.cue_reader import CueReadError, dedent, top_level_blocks
 from clusterplace.defkit.params import Param
 from clusterplace.defkit.template import Template
 from clusterplace.placement import Condition, PlacementSpec
@@ -31,6 +32,16 @@ __all__ = [
 DESCRIPTION_ANNOTATION = "definition.oam.dev/description"
 
 
+def _template_body(text: str) -> str | None:
+    """The body of the top-level ``template: {...}`` of a CUE definition, if it has one."""
+    try:
+        blocks = top_level_blocks(text)
+    except CueReadError:
+        return None
+    body = next((b for label, b, _ in blocks if label == "template"), None)
+    return dedent(body) if body is not None else None
+
+
 class Definition:
     """Common to all definition types: name, description, placement, parameters, template."""
 
@@ -45,6 +56,7 @@ class Definition:
         self._params: list[Param] = []
         self._template: Callable[[Template], Any] | None = None
         self._raw_cue: str | None = None
+        self._raw_template: str | None = None
 
     def description(self, text: str) -> Any:
         self._description = text
@@ -69,9 +81,14 @@ class Definition:
         self._template = fn
         return self
 
-    def raw_cue(self, text: str) -> Any:
-        """Use this CUE text as the definition as is (as a ``.cue`` file would)."""
+    def raw_cue(self, text: str, template: str | None = None) -> Any:
+        """Use this CUE text as the definition as is (as a ``.cue`` file would);
+        ``template`` is the body of its ``template: {...}``, which a definition object
+        stores (the whole text when not given)."""
         self._raw_cue = text
+        if template is None:
+            template = _template_body(text)
+        self._raw_template = template
         return self
 
     @property
@@ -133,7 +150,8 @@ class Definition:
     def template_cue(self) -> str:
         """The body of ``template: {...}``: what a definition object stores."""
         if self._raw_cue is not None:
-            return self._raw_cue if self._raw_cue.endswith("\n") else self._raw_cue + "\n"
+            text = self._raw_template if self._raw_template is not None else self._raw_cue
+            return text if text.endswith("\n") else text + "\n"
         return cue.render(self.template_struct().items)
 
     # --- Kubernetes object --------------------------------------------------------------

@@ -7,7 +7,6 @@ directory order, then name order; errors name the file and line.
 
 from __future__ import annotations
 
-import re
 import runpy
 import sys
 import traceback
@@ -16,6 +15,7 @@ from pathlib import Path
 
 from clusterplace.api import DefinitionModule, Source, decode, read_documents
 from clusterplace.api.module import PlacementCondition
+from clusterplace.defkit.cue_reader import CueReadError, read_struct, top_level_blocks
 from clusterplace.defkit.definitions import (
     ComponentDefinition,
     Definition,
@@ -36,9 +36,6 @@ TYPE_DIRS: dict[str, type[Definition]] = {
     "workflowsteps": WorkflowStepDefinition,
 }
 _TYPE_NAMES = {cls.TYPE: cls for cls in TYPE_DIRS.values()}
-_CUE_HEAD = re.compile(r'^\s*"?([A-Za-z0-9][-A-Za-z0-9_.]*)"?\s*:\s*\{', re.MULTILINE)
-_CUE_TYPE = re.compile(r'^\s*type:\s*"([^"]+)"', re.MULTILINE)
-_CUE_DESCRIPTION = re.compile(r'^\s*description:\s*"((?:[^"\\]|\\.)*)"', re.MULTILINE)
 
 
 @dataclass
@@ -134,26 +131,36 @@ def _load_python(file: Path) -> list[Definition]:
 
 def _load_cue(file: Path, expected: type[Definition]) -> Definition:
     text = file.read_text(encoding="utf-8")
-    head = _CUE_HEAD.search(text)
-    if head is None:
+    where = Location(file=str(file))
+    try:
+        blocks = top_level_blocks(text)
+    except CueReadError as err:
+        line = text.count("\n", 0, err.position) + 1
+        raise InputError(f"cannot read CUE: {err}", Location(file=str(file), line=line)) from None
+    headers = [(label, body, at) for label, body, at in blocks if label != "template"]
+    if not headers:
         raise InputError(
-            'no definition found: expected a top-level "<name>": { type: "..." ... } block',
-            Location(file=str(file)),
+            'no definition found: expected a top-level "<name>": { type: "..." ... } block', where
         )
-    kind = _CUE_TYPE.search(text)
-    cls = _TYPE_NAMES.get(kind.group(1)) if kind else expected
+    name, body, at = headers[0]
+    header = read_struct(body)
+    kind = header.get("type")
+    cls = _TYPE_NAMES.get(kind) if isinstance(kind, str) else expected
     if cls is None:
-        assert kind is not None
-        line = text.count("\n", 0, kind.start(1)) + 1
+        type_at = text.find(f'"{kind}"', at)
+        line = text.count("\n", 0, type_at if type_at >= 0 else at) + 1
         raise InputError(
-            f'unknown definition type "{kind.group(1)}"; valid: {", ".join(_TYPE_NAMES)}',
+            f'unknown definition type "{kind}"; valid: {", ".join(_TYPE_NAMES)}',
             Location(file=str(file), line=line),
         )
-    definition: Definition = cls(head.group(1))
+    definition: Definition = cls(name)
     definition.raw_cue(text)
-    description = _CUE_DESCRIPTION.search(text)
-    if description:
-        definition.description(description.group(1).encode().decode("unicode_escape"))
+    if isinstance(header.get("description"), str):
+        definition.description(header["description"])
+    workload = (header.get("attributes") or {}).get("workload") or {}
+    target = workload.get("definition") or {}
+    if isinstance(definition, ComponentDefinition) and "apiVersion" in target and "kind" in target:
+        definition.workload(target["apiVersion"], target["kind"])
     return definition
 
 

@@ -74,11 +74,17 @@ class Param:
         """The parameter's lines in the ``parameter: {...}`` block."""
         items: list[cue.Field | cue.Comment] = []
         if self._description:
-            items.append(cue.Comment(f"+usage={self._description}"))
+            # A comment ends at the line's end: keep a multi-line description on one line.
+            items.append(cue.Comment(f"+usage={' '.join(self._description.split())}"))
         text = self.cue_type
         if self.has_default:
             text = f"*{self._default_text()} | {text}"
-        items.append(cue.Field(self.name, cue.Expr(text), optional=self._optional))
+        # A bare list/struct type is a literal, which cue fmt never aligns; with a default
+        # it is a binary expression (*[80] | [...int]), which it does.
+        literal = self.cue_type.startswith(("[", "{")) and not self.has_default
+        items.append(
+            cue.Field(self.name, cue.Expr(text, align=not literal), optional=self._optional)
+        )
         return items
 
 
