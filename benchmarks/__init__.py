@@ -1,0 +1,1 @@
+"""Reproducible benchmarks of clusterplace on fixed synthetic fleets (``python -m benchmarks``)."""

@@ -1,0 +1,74 @@
+"""``python -m benchmarks [--quick] [--repeat N] [--only S1,S2]``: run the scenarios, print a table.
+
+Each scenario runs in a fresh process (so peak memory is its own), ``--repeat`` times;
+the table shows the median wall time. ``--quick`` runs every scenario at a small size
+(for CI: it keeps the suite from rotting and asserts nothing about time).
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing as mp
+import platform
+import statistics
+import sys
+
+from benchmarks.scenarios import SCENARIOS, Scenario, run_in_child
+from clusterplace.outputs import format_table
+
+
+def measure(scenario: Scenario, size: dict[str, int], repeat: int) -> tuple[float, float, float]:
+    """(median seconds, units per second, peak MiB) from a fresh process."""
+    ctx = mp.get_context("spawn")
+    queue = ctx.Queue()
+    proc = ctx.Process(target=run_in_child, args=(scenario.name, size, repeat, queue))
+    proc.start()
+    runs, peak_kib = queue.get()
+    proc.join()
+    seconds = statistics.median(r[0] for r in runs)
+    units = runs[0][1]
+    return seconds, units / seconds if seconds else float("inf"), peak_kib / 1024
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="small sizes, for CI")
+    parser.add_argument("--repeat", type=int, default=None, help="runs per scenario (median)")
+    parser.add_argument("--only", default="", help="comma-separated scenario names")
+    args = parser.parse_args(argv)
+    repeat = args.repeat or (1 if args.quick else 5)
+    chosen = [s for s in SCENARIOS if not args.only or s.name in args.only.split(",")]
+    python = f"{platform.python_implementation()} {platform.python_version()}"
+    sizes = "quick" if args.quick else "full"
+    print(
+        f"# {python} on {platform.machine()}, {mp.cpu_count()} cores; "
+        f"{sizes} sizes, median of {repeat}"
+    )
+    rows = []
+    for scenario in chosen:
+        size = scenario.quick if args.quick else scenario.sizes
+        seconds, rate, peak = measure(scenario, size, repeat)
+        target = "" if scenario.target is None or args.quick else f"{scenario.target:g} s"
+        rows.append(
+            [
+                scenario.name,
+                scenario.description,
+                " ".join(f"{k}={v}" for k, v in size.items()),
+                f"{seconds:.4f} s",
+                f"{rate:,.0f} {scenario.unit}/s",
+                f"{peak:,.0f} MiB",
+                target,
+            ]
+        )
+        sys.stdout.flush()
+    print(
+        format_table(
+            ["SCENARIO", "WHAT", "SIZE", "MEDIAN", "THROUGHPUT", "PEAK RSS", "TARGET"], rows
+        ),
+        end="",
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

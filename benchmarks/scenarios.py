@@ -1,0 +1,141 @@
+"""The benchmark scenarios. Each takes a size and returns (seconds, work units) for one
+run; the harness repeats it and takes the median."""
+
+from __future__ import annotations
+
+import random
+import resource
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from benchmarks import fleets
+from clusterplace import labels
+from clusterplace.api import Fleet, Source, decode, read_documents
+from clusterplace.scheduling import Snapshot, schedule, schedule_placement
+
+NOW = datetime(2026, 11, 22, tzinfo=UTC)
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    description: str
+    unit: str
+    sizes: dict[str, int]  # full size
+    quick: dict[str, int]  # CI size
+    run: Callable[[dict[str, int]], tuple[float, float]]  # -> (seconds, units of work)
+    target: float | None = None  # seconds, at full size
+
+
+def _s1(size: dict[str, int]) -> tuple[float, float]:
+    fleet = Fleet.of(fleets.s1_fleet(size["clusters"], size["placements"]))
+    start = time.perf_counter()
+    schedule(fleet, now=NOW)
+    return time.perf_counter() - start, size["placements"]
+
+
+def _s2_schedule(size: dict[str, int]) -> tuple[float, float]:
+    fleet = Fleet.of(fleets.s2_fleet(size["clusters"]))
+    snapshot = Snapshot(fleet)
+    placement = next(iter(fleet.placements.values()))
+    schedule_placement(snapshot, placement, NOW)  # builds the per-run indexes
+    start = time.perf_counter()
+    schedule_placement(snapshot, placement, NOW)
+    return time.perf_counter() - start, 1
+
+
+def _s2_index(size: dict[str, int]) -> tuple[float, float]:
+    fleet = Fleet.of(fleets.s2_fleet(size["clusters"]))
+    placement = next(iter(fleet.placements.values()))
+    start = time.perf_counter()
+    schedule_placement(Snapshot(fleet), placement, NOW)
+    return time.perf_counter() - start, size["clusters"]
+
+
+def _s4(size: dict[str, int]) -> tuple[float, float]:
+    text = fleets.clusters_yaml(size["clusters"])
+    start = time.perf_counter()
+    decode(read_documents([Source("clusters.yaml", text)]))
+    return time.perf_counter() - start, size["clusters"]
+
+
+def _s5_matches(size: dict[str, int]) -> tuple[float, float]:
+    selector = labels.parse(
+        "provider in (aws,gcp),environment!=development,tier,!deprecated,kubernetes-minor>28"
+    )
+    rng = random.Random(3)
+    sets = [
+        {
+            "provider": rng.choice(fleets.PROVIDERS),
+            "environment": rng.choice(fleets.ENVIRONMENTS),
+            "tier": "gold",
+            "kubernetes-minor": str(rng.randint(27, 31)),
+        }
+        for _ in range(1000)
+    ]
+    n = size["calls"]
+    start = time.perf_counter()
+    matches = selector.matches
+    for i in range(n):
+        matches(sets[i % 1000])
+    return time.perf_counter() - start, n
+
+
+SCENARIOS = [
+    Scenario(
+        "S1",
+        "OCM benchmark: schedule every placement",
+        "placements",
+        {"clusters": 1000, "placements": 10000},
+        {"clusters": 100, "placements": 50},
+        _s1,
+        2.0,
+    ),
+    Scenario(
+        "S2",
+        "one placement over a large fleet, indexed",
+        "schedules",
+        {"clusters": 100000},
+        {"clusters": 2000},
+        _s2_schedule,
+        0.2,
+    ),
+    Scenario(
+        "S2-index",
+        "first schedule over a large fleet (indexing)",
+        "clusters",
+        {"clusters": 100000},
+        {"clusters": 2000},
+        _s2_index,
+        2.0,
+    ),
+    Scenario(
+        "S4",
+        "load ManagedCluster YAML into typed objects",
+        "clusters",
+        {"clusters": 10000},
+        {"clusters": 200},
+        _s4,
+        1.5,
+    ),
+    Scenario(
+        "S5-matches",
+        "Selector.matches on one label set",
+        "calls",
+        {"calls": 1000000},
+        {"calls": 20000},
+        _s5_matches,
+        None,
+    ),
+]
+
+
+def run_in_child(name: str, size: dict[str, int], repeat: int, queue: Any) -> None:
+    """Run scenario ``name`` ``repeat`` times in this (fresh) process; report the runs
+    and the process's peak resident memory (KiB)."""
+    scenario = next(s for s in SCENARIOS if s.name == name)
+    runs = [scenario.run(size) for _ in range(repeat)]
+    queue.put((runs, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss))
