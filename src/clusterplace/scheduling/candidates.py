@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from clusterplace.api import CLUSTERSET_LABEL, ManagedCluster, ManagedClusterSetBinding, Placement
 from clusterplace.labels import Selector, SelectorError, from_label_selector, parse
 from clusterplace.scheduling.snapshot import Snapshot
@@ -30,6 +32,8 @@ class Candidates:
     member_of: dict[str, list[str]] = field(default_factory=dict)
     # Clusters that would have been candidates but are being deleted.
     terminating: list[str] = field(default_factory=list)
+    # The candidates' positions in the snapshot (ascending, i.e. name order).
+    ids: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
 
 def set_selector(snapshot: Snapshot, set_name: str) -> Selector:
@@ -74,4 +78,5 @@ def _find(snapshot: Snapshot, placement: Placement) -> Candidates:
             chosen[cluster.name] = cluster
             member_of.setdefault(cluster.name, []).append(set_name)
     clusters = [chosen[n] for n in sorted(chosen)]
-    return Candidates(bindings, eligible, clusters, member_of, sorted(terminating))
+    ids = np.array([snapshot.index[c.name] for c in clusters], dtype=np.int64)
+    return Candidates(bindings, eligible, clusters, member_of, sorted(terminating), ids)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -62,17 +62,20 @@ def warning_update_event(
     return Event("Warning", "DecisionUpdate", "DecisionUpdated", note, pd)
 
 
-def score_event(pd: str, totals: Mapping[str, int]) -> Event:
-    return Event("Normal", "ScoreUpdate", "ScoreUpdated", score_message(totals), pd)
+def score_event(pd: str, message: str) -> Event:
+    return Event("Normal", "ScoreUpdate", "ScoreUpdated", message, pd)
 
 
-def score_message(totals: Mapping[str, int]) -> str:
-    """``name:score `` for every feasible cluster in name order, capped near 1000 characters."""
+def score_message(totals: Mapping[str, int] | Iterable[tuple[str, int]]) -> str:
+    """``name:score `` for every feasible cluster in name order, capped near 1000 characters.
+
+    ``totals`` is a mapping, or (name, score) pairs already in name order.
+    """
+    pairs = sorted(totals.items()) if isinstance(totals, Mapping) else totals
     out = ""
-    for name in sorted(totals):
-        entry = f"{name}:{totals[name]} "
+    for name, score in pairs:
+        entry = f"{name}:{score} "
         if len(out) + len(entry) > SCORE_MESSAGE_LIMIT:
-            out += "......"
-            break
+            return out + "......"
         out += entry
     return out

@@ -1,8 +1,12 @@
 """The plugin framework: statuses, and the filter and prioritizer interfaces.
 
 Shaped after OCM's ``pkg/placement/plugins``: a filter narrows a cluster list, a
-prioritizer scores it, and each reports a :class:`Status`. Adding a plugin means
-adding one module that implements one of these protocols and registering it.
+prioritizer scores it, and each reports a :class:`Status`. Plugins work on cluster
+positions in the snapshot (numpy arrays, ascending = name order) so a placement over
+a large fleet costs array operations, not a Python loop per cluster; the list-based
+``filter``/``score`` methods of :class:`FilterPlugin`/:class:`PrioritizerPlugin` are
+the same plugins for callers that hold cluster objects. Adding a plugin means adding
+one module with one such class and registering it.
 """
 
 from __future__ import annotations
@@ -11,7 +15,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import Enum
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
+
+import numpy as np
 
 from clusterplace.api import ManagedCluster, Placement
 
@@ -21,10 +27,12 @@ if TYPE_CHECKING:
 __all__ = [
     "Code",
     "Context",
-    "Filter",
+    "FilterPlugin",
     "FilterResult",
-    "Prioritizer",
+    "Filtered",
+    "PrioritizerPlugin",
     "ScoreResult",
+    "Scored",
     "Status",
 ]
 
@@ -78,12 +86,28 @@ class Context:
 
 
 @dataclass
+class Filtered:
+    """A filter's output: the kept positions (ascending) and its status."""
+
+    ids: np.ndarray
+    status: Status = field(default_factory=Status.success)
+
+
+@dataclass
+class Scored:
+    """A prioritizer's output, aligned with its input positions. ``present`` marks the
+    clusters that got a score (None: all did); the others count 0."""
+
+    scores: np.ndarray
+    present: np.ndarray | None = None
+    status: Status = field(default_factory=Status.success)
+
+
+@dataclass
 class FilterResult:
     clusters: list[ManagedCluster]
     status: Status = field(default_factory=Status.success)
-    # Why each removed cluster was removed (for explanations), by cluster name.
     rejected: dict[str, str] = field(default_factory=dict)
-    # Remarks on kept clusters worth explaining (e.g. a toleration that will expire).
     notes: dict[str, str] = field(default_factory=dict)
 
 
@@ -93,13 +117,53 @@ class ScoreResult:
     status: Status = field(default_factory=Status.success)
 
 
-class Filter(Protocol):
-    name: str
+class FilterPlugin:
+    """Base of filters: implement ``filter_ids`` and ``explain``; ``note`` optionally."""
 
-    def filter(self, ctx: Context, clusters: Sequence[ManagedCluster]) -> FilterResult: ...
+    name: str = ""
+
+    def filter_ids(self, ctx: Context, ids: np.ndarray) -> Filtered:
+        raise NotImplementedError
+
+    def explain(self, ctx: Context, cluster: ManagedCluster) -> str | None:
+        """Why this filter removes ``cluster`` (None when it keeps it)."""
+        raise NotImplementedError
+
+    def note(self, ctx: Context, cluster: ManagedCluster) -> str | None:
+        """A remark on a kept cluster worth explaining (e.g. a toleration that expires)."""
+        return None
+
+    def filter(self, ctx: Context, clusters: Sequence[ManagedCluster]) -> FilterResult:
+        """The same filter over cluster objects, with a reason for each removed one."""
+        snapshot = ctx.snapshot
+        result = self.filter_ids(ctx, snapshot.ids(clusters))
+        if not result.status.ok:
+            return FilterResult([], result.status)
+        kept = set(snapshot.names_of(result.ids))
+        rejected = {c.name: self.explain(ctx, c) or "" for c in clusters if c.name not in kept}
+        notes = {c.name: note for c in clusters if c.name in kept and (note := self.note(ctx, c))}
+        return FilterResult([c for c in clusters if c.name in kept], result.status, rejected, notes)
 
 
-class Prioritizer(Protocol):
-    name: str
+class PrioritizerPlugin:
+    """Base of prioritizers: implement ``score_ids``."""
 
-    def score(self, ctx: Context, clusters: Sequence[ManagedCluster]) -> ScoreResult: ...
+    name: str = ""
+
+    def score_ids(self, ctx: Context, ids: np.ndarray) -> Scored:
+        raise NotImplementedError
+
+    def score(self, ctx: Context, clusters: Sequence[ManagedCluster]) -> ScoreResult:
+        """The same prioritizer over cluster objects: scores by cluster name."""
+        snapshot = ctx.snapshot
+        ids = snapshot.ids(clusters)
+        result = self.score_ids(ctx, ids)
+        present = result.present if result.present is not None else np.ones(len(ids), dtype=bool)
+        scores = {
+            name: int(value)
+            for name, value, has in zip(
+                snapshot.names_of(ids), result.scores.tolist(), present.tolist(), strict=True
+            )
+            if has
+        }
+        return ScoreResult(scores, result.status)

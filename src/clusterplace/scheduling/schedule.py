@@ -1,19 +1,24 @@
 """One placement's scheduling: candidates → filters → prioritizers → selection.
 
-Upstream ``controllers/scheduling/schedule.go``. Every intermediate result is kept
-so that the explanation of each cluster's fate is a read-out, not a re-run.
+Upstream ``controllers/scheduling/schedule.go``. The work is done on arrays of cluster
+positions; the :class:`Outcome` keeps them and derives per-cluster views (totals, raw
+scores, rejection reasons) only when asked, for explanations and events.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import cached_property
+
+import numpy as np
 
 from clusterplace.api import Placement
 from clusterplace.scheduling.candidates import Candidates, find_candidates
+from clusterplace.scheduling.events import score_message
 from clusterplace.scheduling.filters.predicate import PredicateFilter
 from clusterplace.scheduling.filters.taint_toleration import TaintTolerationFilter
-from clusterplace.scheduling.framework import Code, Context, Filter, Status
+from clusterplace.scheduling.framework import Code, Context, FilterPlugin, Status
 from clusterplace.scheduling.prioritizers.policy import (
     SPREAD,
     build_prioritizers,
@@ -24,7 +29,8 @@ from clusterplace.scheduling.spread import spread_select
 
 __all__ = ["FILTERS", "Outcome", "schedule_placement"]
 
-FILTERS: tuple[Filter, ...] = (PredicateFilter(), TaintTolerationFilter())
+FILTERS: tuple[FilterPlugin, ...] = (PredicateFilter(), TaintTolerationFilter())
+_EMPTY = np.zeros(0, dtype=np.int64)
 
 
 @dataclass
@@ -33,27 +39,93 @@ class Outcome:
 
     status: Status
     candidates: Candidates
-    # (filter name, clusters it kept), in the order the filters ran.
-    filter_records: list[tuple[str, list[str]]] = field(default_factory=list)
-    # cluster -> (filter name, reason) for clusters a filter removed.
-    rejected: dict[str, tuple[str, str]] = field(default_factory=dict)
+    context: Context | None = None
+    # (filter, its input positions, the positions it kept), in the order the filters ran.
+    filter_steps: list[tuple[FilterPlugin, np.ndarray, np.ndarray]] = field(default_factory=list)
     weights: dict[str, int] = field(default_factory=dict)
-    # prioritizer name -> cluster -> raw score
-    scores: dict[str, dict[str, int]] = field(default_factory=dict)
-    # Total score of every feasible cluster (upstream's scoreSum).
-    totals: dict[str, int] = field(default_factory=dict)
-    ranked: list[str] = field(default_factory=list)
+    # prioritizer name -> (positions, raw scores, which got a score)
+    raw_scores: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=dict)
+    feasible_ids: np.ndarray = field(default_factory=lambda: _EMPTY)
+    total_scores: np.ndarray = field(default_factory=lambda: _EMPTY)  # aligned with feasible_ids
+    ranked_ids: np.ndarray = field(default_factory=lambda: _EMPTY)
     selected: list[str] = field(default_factory=list)
     unscheduled: int = 0
     requeue_at: datetime | None = None
-    # Remarks on clusters that passed the filters (e.g. until when a taint is tolerated).
-    notes: dict[str, str] = field(default_factory=dict)
-    # Clusters a DoNotSchedule spread constraint kept out, with why.
+    # Spread selection's own scores and exclusions (beyond upstream), by cluster name.
+    spread_scores: dict[str, int] = field(default_factory=dict)
     spread_blocked: dict[str, str] = field(default_factory=dict)
+
+    def _names(self, ids: np.ndarray) -> list[str]:
+        return self.context.snapshot.names_of(ids) if self.context else []
 
     @property
     def feasible(self) -> list[str]:
-        return self.filter_records[-1][1] if self.filter_records else []
+        return self._names(self.feasible_ids)
+
+    @cached_property
+    def totals(self) -> dict[str, int]:
+        """Total score of every feasible cluster (upstream's scoreSum), by name."""
+        return dict(zip(self.feasible, self.total_scores.tolist(), strict=True))
+
+    @property
+    def ranked(self) -> list[str]:
+        return self._names(self.ranked_ids)
+
+    @cached_property
+    def scores(self) -> dict[str, dict[str, int]]:
+        """Raw scores per prioritizer and cluster (clusters it did not score are absent)."""
+        out: dict[str, dict[str, int]] = {}
+        for name, (ids, values, present) in self.raw_scores.items():
+            out[name] = {
+                n: v
+                for n, v, has in zip(
+                    self._names(ids), values.tolist(), present.tolist(), strict=True
+                )
+                if has
+            }
+        if self.spread_scores:
+            out[SPREAD] = dict(self.spread_scores)
+        return out
+
+    @property
+    def filter_records(self) -> list[tuple[str, list[str]]]:
+        return [(f.name, self._names(kept)) for f, _, kept in self.filter_steps]
+
+    @cached_property
+    def rejected(self) -> dict[str, tuple[str, str]]:
+        """cluster -> (filter, reason) for every cluster a filter removed."""
+        out: dict[str, tuple[str, str]] = {}
+        if self.context is None:
+            return out
+        snapshot = self.context.snapshot
+        for plugin, given, kept in self.filter_steps:
+            for position in np.setdiff1d(given, kept).tolist():
+                cluster = snapshot.cluster_list[position]
+                out[cluster.name] = (plugin.name, plugin.explain(self.context, cluster) or "")
+        return out
+
+    @cached_property
+    def notes(self) -> dict[str, str]:
+        """Remarks on feasible clusters (e.g. until when their taints are tolerated)."""
+        out: dict[str, str] = {}
+        if self.context is None:
+            return out
+        snapshot = self.context.snapshot
+        for plugin, _, kept in self.filter_steps:
+            for position in kept.tolist():
+                note = plugin.note(self.context, snapshot.cluster_list[position])
+                if note:
+                    out[snapshot.names[position]] = note
+        return out
+
+    def score_message(self) -> str:
+        """ScoreUpdate's note for this run (feasible positions are already in name order)."""
+        names = self.context.snapshot.names if self.context else []
+        pairs = (
+            (names[p], t)
+            for p, t in zip(self.feasible_ids.tolist(), self.total_scores.tolist(), strict=True)
+        )
+        return score_message(pairs)
 
 
 def _merge(current: Status, new: Status) -> Status:
@@ -64,65 +136,62 @@ def _merge(current: Status, new: Status) -> Status:
 def schedule_placement(snapshot: Snapshot, placement: Placement, now: datetime) -> Outcome:
     """Schedule ``placement`` against ``snapshot`` (which it does not modify)."""
     candidates = find_candidates(snapshot, placement)
-    outcome = Outcome(Status.success(), candidates)
     ctx = Context(placement, snapshot, now)
+    outcome = Outcome(Status.success(), candidates, ctx)
 
-    clusters = list(candidates.clusters)
+    ids = candidates.ids
     for plugin in FILTERS:
-        result = plugin.filter(ctx, clusters)
+        result = plugin.filter_ids(ctx, ids)
         if not result.status.ok:
             outcome.status = result.status
             return outcome
         outcome.status = _merge(outcome.status, result.status)
-        for name, reason in result.rejected.items():
-            outcome.rejected[name] = (plugin.name, reason)
-        outcome.notes.update(result.notes)
-        clusters = result.clusters
-        outcome.filter_records.append((plugin.name, [c.name for c in clusters]))
+        outcome.filter_steps.append((plugin, ids, result.ids))
+        ids = result.ids
 
     prioritizers, spread_weight, status = build_prioritizers(placement)
     if not status.ok:
         outcome.status = status
         return outcome
-    totals = {c.name: 0 for c in clusters}
+    totals = np.zeros(len(ids), dtype=np.int64)
     for weighted in prioritizers:
         prioritizer = weighted.prioritizer
-        scored = prioritizer.score(ctx, clusters)
+        scored = prioritizer.score_ids(ctx, ids)
         if not scored.status.ok:
             outcome.status = scored.status
             return outcome
         outcome.status = _merge(outcome.status, scored.status)
+        present = scored.present if scored.present is not None else np.ones(len(ids), dtype=bool)
         name = prioritizer.name
         outcome.weights[name] = outcome.weights.get(name, 0) + weighted.weight
-        merged = outcome.scores.setdefault(name, {})
-        for cluster, value in scored.scores.items():
-            merged[cluster] = value
-            if cluster in totals:
-                totals[cluster] += weighted.weight * value
-    outcome.totals = totals
-    outcome.ranked = sorted(totals, key=lambda n: (-totals[n], n))
+        outcome.raw_scores[name] = (ids, scored.scores, present)
+        totals += weighted.weight * np.where(present, scored.scores, 0)
+    outcome.feasible_ids, outcome.total_scores = ids, totals
+    # Score descending, then name (positions follow name order).
+    outcome.ranked_ids = ids[np.lexsort((ids, -totals))]
 
     wanted = placement.spec.number_of_clusters
     if wanted is not None and wanted < 0:
         outcome.status = Status.misconfigured(
             "", f"numberOfClusters must not be negative, got {wanted}"
         )
-        outcome.ranked, outcome.totals = [], {}
+        outcome.ranked_ids, outcome.feasible_ids, outcome.total_scores = _EMPTY, _EMPTY, _EMPTY
         return outcome
     constraints = spread_constraints(placement)
     if constraints:
+        clusters = snapshot.clusters_of(ids)
         claims = {c.name: snapshot.claims(c) for c in clusters}
-        spread = spread_select(clusters, claims, constraints, totals, spread_weight, wanted)
+        spread = spread_select(clusters, claims, constraints, outcome.totals, spread_weight, wanted)
         outcome.selected = spread.selected
-        outcome.scores[SPREAD] = spread.scores
+        outcome.spread_scores = spread.scores
         outcome.weights[SPREAD] = spread_weight
         outcome.spread_blocked = spread.blocked
-        picked = set(spread.selected)
-        outcome.ranked = spread.selected + [n for n in outcome.ranked if n not in picked]
-    elif wanted is not None and wanted < len(outcome.ranked):
-        outcome.selected = outcome.ranked[:wanted]
+        picked = np.array([snapshot.index[n] for n in spread.selected], dtype=np.int64)
+        rest = outcome.ranked_ids[~np.isin(outcome.ranked_ids, picked)]
+        outcome.ranked_ids = np.concatenate([picked, rest])
     else:
-        outcome.selected = list(outcome.ranked)
+        chosen = outcome.ranked_ids if wanted is None else outcome.ranked_ids[:wanted]
+        outcome.selected = snapshot.names_of(chosen)
     if wanted is not None:
         outcome.unscheduled = wanted - len(outcome.selected)
     outcome.requeue_at = TaintTolerationFilter.requeue_at(ctx)

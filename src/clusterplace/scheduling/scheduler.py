@@ -114,11 +114,12 @@ def _events(
     old: list[PlacementDecision],
     new: list[PlacementDecision],
     status: Status,
-    totals: dict[str, int],
+    outcome: Outcome,
 ) -> tuple[list[Event], list[str]]:
     ns, name = placement.namespace, placement.name
     before = {pd.name: pd for pd in old}
     events: list[Event] = []
+    message: str | None = None  # the ScoreUpdate note, built once if needed
     for pd in new:
         previous = before.get(pd.name)
         if previous is None:
@@ -133,8 +134,10 @@ def _events(
             events.append(warning_update_event(pd.name, name, ns, status.message, status.plugin))
         else:
             events.append(decision_event("DecisionUpdate", pd.name, name, ns))
-        if totals:
-            events.append(score_event(pd.name, totals))
+        if len(outcome.feasible_ids):
+            if message is None:
+                message = outcome.score_message()
+            events.append(score_event(pd.name, message))
     kept = {pd.name for pd in new}
     deleted = [pd.name for pd in old if pd.name not in kept]
     events.extend(decision_event("DecisionDelete", pd, name, ns) for pd in deleted)
@@ -165,8 +168,7 @@ def _schedule_one(snapshot: Snapshot, placement: Placement, now: datetime) -> Pl
     if group_error is not None:
         # Upstream lets a group-generation error override the scheduler's status.
         status = Status.misconfigured("", group_error)
-    totals = outcome.totals
-    events, deleted = _events(placement, old, decisions, status, totals)
+    events, deleted = _events(placement, old, decisions, status, outcome)
     conditions = list((placement.status.conditions if placement.status else None) or [])
     conditions = set_condition(conditions, misconfigured_condition(status, now))
     conditions = set_condition(conditions, satisfied_condition(placement, outcome, status, now))

@@ -7,6 +7,8 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Hashable, Iterable
 from typing import Any, TypeVar, cast
 
+import numpy as np
+
 from clusterplace.api import (
     AddOnPlacementScore,
     Fleet,
@@ -27,21 +29,46 @@ Key = tuple[str, str]  # (namespace, name)
 class DecisionStore:
     """Every PlacementDecision of the hub, with running per-cluster counts.
 
-    ``totals`` counts each occurrence of a cluster name over all decisions (what
-    Balance needs); decisions are indexed by the placement label they carry.
+    Counts are kept as an array over the fleet's clusters (``index`` gives each name's
+    position) plus a counter for names that are not clusters of the fleet; Balance reads
+    them for every placement, so they are updated in place as decisions change.
     """
 
-    def __init__(self, decisions: Iterable[PlacementDecision] = ()) -> None:
+    def __init__(
+        self, decisions: Iterable[PlacementDecision] = (), index: dict[str, int] | None = None
+    ) -> None:
+        self.index = index if index is not None else {}
+        self._names = list(self.index)
         self.by_key: dict[Key, PlacementDecision] = {}
         self._owned: dict[Key, set[Key]] = defaultdict(set)
-        self.totals: Counter[str] = Counter()
+        self.counts = np.zeros(len(self.index), dtype=np.int64)
+        self.outside: Counter[str] = Counter()  # counts of names the fleet does not have
         for pd in decisions:
             self._add(pd)
+
+    @property
+    def totals(self) -> Counter[str]:
+        """Occurrences of every cluster name over all decisions."""
+        names = self._names
+        found = Counter({names[i]: int(self.counts[i]) for i in np.flatnonzero(self.counts)})
+        found.update(self.outside)
+        return found
 
     @staticmethod
     def _owner(pd: PlacementDecision) -> Key | None:
         name = pd.labels.get(PLACEMENT_LABEL)
         return None if name is None else (pd.namespace, name)
+
+    def _count(self, names: Iterable[str], step: int) -> None:
+        index = self.index
+        for name in names:
+            position = index.get(name)
+            if position is None:
+                self.outside[name] += step
+                if self.outside[name] <= 0:
+                    del self.outside[name]
+            else:
+                self.counts[position] += step
 
     def _add(self, pd: PlacementDecision) -> None:
         key = (pd.namespace, pd.name)
@@ -51,17 +78,14 @@ class DecisionStore:
         owner = self._owner(pd)
         if owner is not None:
             self._owned[owner].add(key)
-        self.totals.update(pd.cluster_names)
+        self._count(pd.cluster_names, 1)
 
     def _remove(self, key: Key) -> None:
         pd = self.by_key.pop(key)
         owner = self._owner(pd)
         if owner is not None:
             self._owned[owner].discard(key)
-        self.totals.subtract(pd.cluster_names)
-        for name in pd.cluster_names:
-            if self.totals[name] <= 0:
-                del self.totals[name]
+        self._count(pd.cluster_names, -1)
 
     def owned(self, namespace: str, placement: str) -> list[PlacementDecision]:
         """The decisions labelled for this placement in its namespace, sorted by name."""
@@ -94,12 +118,19 @@ class Snapshot:
         self.clusters: dict[str, ManagedCluster] = {
             n: fleet.clusters[n] for n in sorted(fleet.clusters)
         }
+        # Clusters by position: positions follow name order, so sorting positions sorts names.
+        self.names: list[str] = list(self.clusters)
+        self.cluster_list: list[ManagedCluster] = list(self.clusters.values())
+        self.index: dict[str, int] = {name: i for i, name in enumerate(self.names)}
+        self.tainted = np.array([bool(c.taints) for c in self.cluster_list], dtype=bool)
         self.cluster_sets: dict[str, ManagedClusterSet] = dict(fleet.cluster_sets)
         self.bindings: dict[str, list[ManagedClusterSetBinding]] = defaultdict(list)
         for (namespace, _), binding in sorted(fleet.bindings.items()):
             self.bindings[namespace].append(binding)
         self.scores: dict[Key, AddOnPlacementScore] = dict(fleet.scores)
-        self.decisions = DecisionStore(fleet.decisions[k] for k in sorted(fleet.decisions))
+        self.decisions = DecisionStore(
+            (fleet.decisions[k] for k in sorted(fleet.decisions)), self.index
+        )
         self._claims: dict[str, dict[str, str]] = {}
         self._unstructured: dict[str, dict[str, Any]] = {}
         # Per-run indexes: none of these inputs change while placements are scheduled.
@@ -139,3 +170,15 @@ class Snapshot:
         except KeyError:
             value = self.memo[key] = compute()
             return value
+
+    def ids(self, clusters: Iterable[ManagedCluster]) -> np.ndarray:
+        """Positions of ``clusters`` (which must belong to this snapshot), ascending."""
+        return np.array(sorted(self.index[c.name] for c in clusters), dtype=np.int64)
+
+    def clusters_of(self, ids: np.ndarray) -> list[ManagedCluster]:
+        listing = self.cluster_list
+        return [listing[i] for i in ids.tolist()]
+
+    def names_of(self, ids: np.ndarray) -> list[str]:
+        names = self.names
+        return [names[i] for i in ids.tolist()]

@@ -3,15 +3,15 @@ selector AND every CEL expression match. No predicates: everything passes."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+
+import numpy as np
 
 from clusterplace.api import ManagedCluster
 from clusterplace.api.placement import ClusterPredicate
 from clusterplace.labels import Selector, SelectorError, from_label_selector, from_requirements
 from clusterplace.scheduling.filters.cel import CelCompileError, CelProgram, compile_all
-from clusterplace.scheduling.framework import Context, FilterResult, Status
+from clusterplace.scheduling.framework import Context, Filtered, FilterPlugin, Status
 
 __all__ = ["PredicateFilter"]
 
@@ -39,51 +39,22 @@ def _compile(predicate: ClusterPredicate) -> _Compiled:
     return _Compiled(labels, claims, compile_all(expressions))
 
 
-class PredicateFilter:
-    name = NAME
-
-    def filter(self, ctx: Context, clusters: Sequence[ManagedCluster]) -> FilterResult:
-        predicates = ctx.placement.spec.predicates or []
-        if not clusters or not predicates:
-            return FilterResult(list(clusters))
-        try:
-            compiled = [_compile(p) for p in predicates]
-        except (SelectorError, CelCompileError) as err:
-            return FilterResult([], Status.misconfigured(NAME, str(err)))
-        snapshot = ctx.snapshot
-        kept: list[ManagedCluster] = []
-        rejected: dict[str, str] = {}
-        for cluster in clusters:
-            claims = snapshot.claims(cluster)
-            reasons: list[str] = []
-            for index, predicate in enumerate(compiled):
-                failed = _first_failure(predicate, cluster, claims, snapshot.unstructured, ctx)
-                if failed is None:
-                    kept.append(cluster)
-                    break
-                reasons.append(f"predicates[{index}]: {failed}")
-            else:
-                rejected[cluster.name] = "; ".join(reasons)
-        return FilterResult(kept, rejected=rejected)
+def _compile_all(ctx: Context) -> list[_Compiled]:
+    return [_compile(p) for p in ctx.placement.spec.predicates or []]
 
 
-def _first_failure(
-    predicate: _Compiled,
-    cluster: ManagedCluster,
-    claims: dict[str, str],
-    unstructured: Any,
-    ctx: Context,
-) -> str | None:
+def _first_failure(predicate: _Compiled, cluster: ManagedCluster, ctx: Context) -> str | None:
     """Why the predicate does not match the cluster, or None when it does."""
     labels = cluster.labels
     if not predicate.labels.matches(labels):
         req = next(r for r in predicate.labels if not r.matches(labels))
         return f"label requirement {req} not met (labels: {_show(labels, req.key)})"
+    claims = ctx.snapshot.claims(cluster)
     if not predicate.claims.matches(claims):
         req = next(r for r in predicate.claims if not r.matches(claims))
         return f"claim requirement {req} not met (claims: {_show(claims, req.key)})"
     if predicate.cel:
-        obj = unstructured(cluster)
+        obj = ctx.snapshot.unstructured(cluster)
         for program in predicate.cel:
             if not program.matches(obj, lambda res: ctx.snapshot.cel_scores(cluster.name, res)):
                 return f"CEL expression {program.source!r} is not true"
@@ -92,3 +63,46 @@ def _first_failure(
 
 def _show(values: dict[str, str], key: str) -> str:
     return f"{key}={values[key]}" if key in values else f"{key} absent"
+
+
+class PredicateFilter(FilterPlugin):
+    name = NAME
+
+    def filter_ids(self, ctx: Context, ids: np.ndarray) -> Filtered:
+        if not len(ids) or not ctx.placement.spec.predicates:
+            return Filtered(ids)
+        try:
+            compiled = _compile_all(ctx)
+        except (SelectorError, CelCompileError) as err:
+            return Filtered(ids[:0], Status.misconfigured(NAME, str(err)))
+        snapshot = ctx.snapshot
+        listing = snapshot.cluster_list
+        keep = np.zeros(len(ids), dtype=bool)
+        for n, position in enumerate(ids.tolist()):
+            cluster = listing[position]
+            labels = cluster.labels
+            for predicate in compiled:
+                if not predicate.labels.matches(labels):
+                    continue
+                if not predicate.claims.is_empty() and not predicate.claims.matches(
+                    snapshot.claims(cluster)
+                ):
+                    continue
+                if predicate.cel and _first_failure(predicate, cluster, ctx) is not None:
+                    continue
+                keep[n] = True
+                break
+        return Filtered(ids[keep])
+
+    def explain(self, ctx: Context, cluster: ManagedCluster) -> str | None:
+        try:
+            compiled = _compile_all(ctx)
+        except (SelectorError, CelCompileError):
+            return None
+        reasons = []
+        for index, predicate in enumerate(compiled):
+            failed = _first_failure(predicate, cluster, ctx)
+            if failed is None:
+                return None
+            reasons.append(f"predicates[{index}]: {failed}")
+        return "; ".join(reasons) if reasons else None

@@ -11,10 +11,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 
+import numpy as np
+
 from clusterplace.api import ManagedCluster, Taint
 from clusterplace.api.base import format_time
 from clusterplace.api.placement import Toleration
-from clusterplace.scheduling.framework import Context, FilterResult, Status
+from clusterplace.scheduling.framework import Context, Filtered, FilterPlugin, Status
 
 __all__ = ["TaintTolerationFilter", "tolerates"]
 
@@ -62,30 +64,41 @@ def _taint_text(taint: Taint) -> str:
     )
 
 
-class TaintTolerationFilter:
+class TaintTolerationFilter(FilterPlugin):
     name = NAME
 
-    def filter(self, ctx: Context, clusters: Sequence[ManagedCluster]) -> FilterResult:
-        if not clusters:
-            return FilterResult([])
+    def filter_ids(self, ctx: Context, ids: np.ndarray) -> Filtered:
+        if not len(ids):
+            return Filtered(ids)
         tolerations = ctx.placement.spec.tolerations or []
         invalid = _validate(tolerations)
         if invalid:
-            return FilterResult([], Status.misconfigured(NAME, invalid))
+            return Filtered(ids[:0], Status.misconfigured(NAME, invalid))
+        tainted = ctx.snapshot.tainted[ids]
+        if not tainted.any():
+            return Filtered(ids)
         placement = ctx.placement
         existing = ctx.snapshot.decisions.own_clusters(placement.namespace, placement.name)
-        kept: list[ManagedCluster] = []
-        rejected: dict[str, str] = {}
-        notes: dict[str, str] = {}
-        for cluster in clusters:
-            reason, until = self._check(cluster, tolerations, existing, ctx.now)
-            if reason is None:
-                kept.append(cluster)
-                if until is not None:
-                    notes[cluster.name] = f"taints tolerated until {format_time(until)}"
-            else:
-                rejected[cluster.name] = reason
-        return FilterResult(kept, rejected=rejected, notes=notes)
+        keep = np.ones(len(ids), dtype=bool)
+        listing = ctx.snapshot.cluster_list
+        for n in np.flatnonzero(tainted).tolist():
+            reason, _ = self._check(listing[int(ids[n])], tolerations, existing, ctx.now)
+            keep[n] = reason is None
+        return Filtered(ids[keep])
+
+    def _verdict(self, ctx: Context, cluster: ManagedCluster) -> tuple[str | None, datetime | None]:
+        placement = ctx.placement
+        existing = ctx.snapshot.decisions.own_clusters(placement.namespace, placement.name)
+        return self._check(cluster, placement.spec.tolerations or [], existing, ctx.now)
+
+    def explain(self, ctx: Context, cluster: ManagedCluster) -> str | None:
+        return self._verdict(ctx, cluster)[0]
+
+    def note(self, ctx: Context, cluster: ManagedCluster) -> str | None:
+        reason, until = self._verdict(ctx, cluster)
+        if reason is None and until is not None:
+            return f"taints tolerated until {format_time(until)}"
+        return None
 
     @classmethod
     def requeue_at(cls, ctx: Context) -> datetime | None:
@@ -96,6 +109,8 @@ class TaintTolerationFilter:
         """
         placement = ctx.placement
         tolerations = placement.spec.tolerations or []
+        if not tolerations:
+            return None
         existing = ctx.snapshot.decisions.own_clusters(placement.namespace, placement.name)
         earliest: datetime | None = None
         for name in sorted(existing):

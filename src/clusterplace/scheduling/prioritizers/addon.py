@@ -7,42 +7,45 @@ The score object ``resourceName`` lives in the cluster's namespace; its item
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import numpy as np
 
-from clusterplace.api import ManagedCluster
-from clusterplace.scheduling.framework import Context, ScoreResult, Status
+from clusterplace.scheduling.framework import Context, PrioritizerPlugin, Scored, Status
 
 __all__ = ["AddOnPrioritizer"]
 
 
-class AddOnPrioritizer:
+class AddOnPrioritizer(PrioritizerPlugin):
     def __init__(self, resource_name: str, score_name: str) -> None:
         self.resource_name = resource_name
         self.score_name = score_name
         self.name = f"AddOn/{resource_name}/{score_name}"
 
-    def _index(self, ctx: Context) -> tuple[dict[str, int], set[str]]:
-        """Every cluster's score and the clusters whose score object has expired."""
-        values: dict[str, int] = {}
-        expired: set[str] = set()
-        for (namespace, name), found in ctx.snapshot.scores.items():
-            if name != self.resource_name:
+    def _index(self, ctx: Context) -> tuple[np.ndarray, np.ndarray]:
+        """Every cluster's score (0 when none) and whether its score object has expired."""
+        snapshot = ctx.snapshot
+        values = np.zeros(len(snapshot.names), dtype=np.int64)
+        expired = np.zeros(len(snapshot.names), dtype=bool)
+        for (namespace, name), found in snapshot.scores.items():
+            position = snapshot.index.get(namespace)
+            if name != self.resource_name or position is None:
                 continue
             valid_until = found.status.valid_until if found.status else None
             if valid_until is not None and ctx.now > valid_until:
-                expired.add(namespace)
+                expired[position] = True
                 continue
             value = found.score(self.score_name)
             if value is not None:
-                values[namespace] = value
+                values[position] = value
         return values, expired
 
-    def score(self, ctx: Context, clusters: Sequence[ManagedCluster]) -> ScoreResult:
+    def score_ids(self, ctx: Context, ids: np.ndarray) -> Scored:
         key = ("addon", self.resource_name, self.score_name, ctx.now)
-        values, stale = ctx.snapshot.cached(key, lambda: self._index(ctx))
-        scores = {c.name: values.get(c.name, 0) for c in clusters}
-        expired = [f"{c.name}/{self.resource_name}" for c in clusters if c.name in stale]
-        if expired:
-            message = f"AddOnPlacementScores {' '.join(expired)} expired"
-            return ScoreResult(scores, Status.warning(self.name, message))
-        return ScoreResult(scores)
+        values, expired = ctx.snapshot.cached(key, lambda: self._index(ctx))
+        scores = values[ids]
+        stale = ids[expired[ids]]
+        if len(stale):
+            names = " ".join(f"{n}/{self.resource_name}" for n in ctx.snapshot.names_of(stale))
+            return Scored(
+                scores, None, Status.warning(self.name, f"AddOnPlacementScores {names} expired")
+            )
+        return Scored(scores)

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from clusterplace.api import Placement
 from clusterplace.api.placement import AddOnScore, SpreadConstraint
-from clusterplace.scheduling.framework import Prioritizer, Status
+from clusterplace.scheduling.framework import PrioritizerPlugin, Status
 from clusterplace.scheduling.prioritizers.addon import AddOnPrioritizer
 from clusterplace.scheduling.prioritizers.balance import BalancePrioritizer
 from clusterplace.scheduling.prioritizers.resource import ResourcePrioritizer
@@ -19,7 +19,7 @@ from clusterplace.scheduling.prioritizers.steady import SteadyPrioritizer
 
 __all__ = ["SPREAD", "Weighted", "build_prioritizers", "spread_constraints"]
 
-BUILT_IN: dict[str, Callable[[], Prioritizer]] = {
+BUILT_IN: dict[str, Callable[[], PrioritizerPlugin]] = {
     "Balance": BalancePrioritizer,
     "Steady": SteadyPrioritizer,
     "ResourceAllocatableCPU": lambda: ResourcePrioritizer("ResourceAllocatableCPU", "cpu"),
@@ -29,7 +29,7 @@ BUILT_IN: dict[str, Callable[[], Prioritizer]] = {
 
 @dataclass(frozen=True)
 class Weighted:
-    prioritizer: Prioritizer
+    prioritizer: PrioritizerPlugin
     weight: int
 
 

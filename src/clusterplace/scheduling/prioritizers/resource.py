@@ -6,12 +6,12 @@ scored, from -100 (least) to 100 (most); the others get no score (0).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import numpy as np
 
 from clusterplace.api import ManagedCluster
-from clusterplace.scheduling.framework import Context, ScoreResult
+from clusterplace.scheduling.framework import Context, PrioritizerPlugin, Scored
 
-__all__ = ["ResourcePrioritizer", "resource_score"]
+__all__ = ["ResourcePrioritizer", "allocatable", "resource_score"]
 
 
 def resource_score(value: float, low: float, high: float) -> int:
@@ -31,23 +31,31 @@ def allocatable(cluster: ManagedCluster, resource: str) -> float | None:
     return value.approx_float
 
 
-class ResourcePrioritizer:
+class ResourcePrioritizer(PrioritizerPlugin):
     def __init__(self, name: str, resource: str) -> None:
         self.name = name
         self.resource = resource
 
-    def score(self, ctx: Context, clusters: Sequence[ManagedCluster]) -> ScoreResult:
+    def _values(self, ctx: Context) -> np.ndarray:
+        """Every cluster's allocatable amount (NaN where it is not scored), per run."""
         snapshot = ctx.snapshot
-        every = snapshot.cached(
-            ("allocatable", self.resource),
-            lambda: {
-                c.name: v
-                for c in snapshot.clusters.values()
-                if (v := allocatable(c, self.resource)) is not None
-            },
-        )
-        values = {c.name: every[c.name] for c in clusters if c.name in every}
-        if not values:
-            return ScoreResult({})
-        low, high = min(values.values()), max(values.values())
-        return ScoreResult({n: resource_score(v, low, high) for n, v in values.items()})
+
+        def compute() -> np.ndarray:
+            values = [allocatable(c, self.resource) for c in snapshot.cluster_list]
+            return np.array([np.nan if v is None else v for v in values], dtype=np.float64)
+
+        return snapshot.cached(("allocatable", self.resource), compute)
+
+    def score_ids(self, ctx: Context, ids: np.ndarray) -> Scored:
+        values = self._values(ctx)[ids]
+        present = ~np.isnan(values)
+        scores = np.zeros(len(ids), dtype=np.int64)
+        if not present.any():
+            return Scored(scores, present)
+        scored = values[present]
+        low, high = float(scored.min()), float(scored.max())
+        if high == low:
+            scores[present] = 100
+        else:
+            scores[present] = np.trunc(((scored - low) / (high - low) - 0.5) * 2.0 * 100.0)
+        return Scored(scores, present)

@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import numpy as np
 
-from clusterplace.api import ManagedCluster
-from clusterplace.scheduling.framework import Context, ScoreResult
+from clusterplace.scheduling.framework import Context, PrioritizerPlugin, Scored
 
 __all__ = ["SteadyPrioritizer"]
 
 
-class SteadyPrioritizer:
+class SteadyPrioritizer(PrioritizerPlugin):
     name = "Steady"
 
-    def score(self, ctx: Context, clusters: Sequence[ManagedCluster]) -> ScoreResult:
+    def score_ids(self, ctx: Context, ids: np.ndarray) -> Scored:
         placement = ctx.placement
         existing = ctx.snapshot.decisions.own_clusters(placement.namespace, placement.name)
-        return ScoreResult({c.name: 100 if c.name in existing else 0 for c in clusters})
+        index = ctx.snapshot.index
+        mine = np.array([index[n] for n in existing if n in index], dtype=np.int64)
+        return Scored(np.where(np.isin(ids, mine), 100, 0).astype(np.int64))
