@@ -15,7 +15,7 @@ import numpy as np
 
 from clusterplace.api import Placement
 from clusterplace.scheduling.candidates import Candidates, find_candidates
-from clusterplace.scheduling.events import score_message
+from clusterplace.scheduling.events import SCORE_MESSAGE_LIMIT, score_message
 from clusterplace.scheduling.filters.predicate import PredicateFilter
 from clusterplace.scheduling.filters.taint_toleration import TaintTolerationFilter
 from clusterplace.scheduling.framework import Code, Context, FilterPlugin, Status
@@ -121,11 +121,10 @@ class Outcome:
     def score_message(self) -> str:
         """ScoreUpdate's note for this run (feasible positions are already in name order)."""
         names = self.context.snapshot.names if self.context else []
-        pairs = (
-            (names[p], t)
-            for p, t in zip(self.feasible_ids.tolist(), self.total_scores.tolist(), strict=True)
-        )
-        return score_message(pairs)
+        # Every entry takes at least 4 characters, so no more than this many can fit.
+        most = SCORE_MESSAGE_LIMIT // 4 + 1
+        ids, totals = self.feasible_ids[:most].tolist(), self.total_scores[:most].tolist()
+        return score_message((names[p], t) for p, t in zip(ids, totals, strict=True))
 
 
 def _merge(current: Status, new: Status) -> Status:

@@ -43,6 +43,7 @@ class DecisionStore:
         self._owned: dict[Key, set[Key]] = defaultdict(set)
         self.counts = np.zeros(len(self.index), dtype=np.int64)
         self.outside: Counter[str] = Counter()  # counts of names the fleet does not have
+        self._own_memo: dict[Key, Counter[str]] = {}
         for pd in decisions:
             self._add(pd)
 
@@ -72,6 +73,7 @@ class DecisionStore:
 
     def _add(self, pd: PlacementDecision) -> None:
         key = (pd.namespace, pd.name)
+        self._forget(pd)
         if key in self.by_key:
             self._remove(key)
         self.by_key[key] = pd
@@ -80,8 +82,14 @@ class DecisionStore:
             self._owned[owner].add(key)
         self._count(pd.cluster_names, 1)
 
+    def _forget(self, pd: PlacementDecision) -> None:
+        owner = self._owner(pd)
+        if owner is not None:
+            self._own_memo.pop(owner, None)
+
     def _remove(self, key: Key) -> None:
         pd = self.by_key.pop(key)
+        self._forget(pd)
         owner = self._owner(pd)
         if owner is not None:
             self._owned[owner].discard(key)
@@ -93,10 +101,16 @@ class DecisionStore:
         return [self.by_key[k] for k in keys]
 
     def own_counts(self, namespace: str, placement: str) -> Counter[str]:
-        counts: Counter[str] = Counter()
-        for pd in self.owned(namespace, placement):
-            counts.update(pd.cluster_names)
-        return counts
+        """Occurrences of each cluster in the placement's own decisions (memoized until
+        they change: several plugins ask for every placement)."""
+        key = (namespace, placement)
+        found = self._own_memo.get(key)
+        if found is None:
+            found = Counter()
+            for pd in self.owned(namespace, placement):
+                found.update(pd.cluster_names)
+            self._own_memo[key] = found
+        return found
 
     def own_clusters(self, namespace: str, placement: str) -> set[str]:
         return set(self.own_counts(namespace, placement))
