@@ -22,7 +22,7 @@ SATISFIED = "PlacementSatisfied"
 
 
 def _condition(type_: str, ok: bool, reason: str, message: str, now: datetime) -> Condition:
-    return Condition(
+    return Condition.model_construct(
         type=type_,
         status="True" if ok else "False",
         reason=reason,

@@ -124,10 +124,13 @@ def build_decisions(
 ) -> tuple[list[DecisionGroup], list[PlacementDecision]]:
     """Group statuses and the PlacementDecision objects that carry them.
 
+    The objects are built without validation (``model_construct``): every field comes
+    from already-validated input or from here, and this runs once per placement.
+
     Decisions are sorted by cluster name, as upstream; with ``scores`` (``sortBy:
     Score``) they keep the groups' score order and carry each cluster's score.
     """
-    owner = OwnerReference(
+    owner = OwnerReference.model_construct(
         api_version="cluster.open-cluster-management.io/v1beta1",  # upstream's controller ref
         kind="Placement",
         name=placement.name,
@@ -144,10 +147,10 @@ def build_decisions(
             pd_name = f"{placement.name}-decision-{len(decisions) + 1}"
             names.append(pd_name)
             decisions.append(
-                PlacementDecision(
+                PlacementDecision.model_construct(
                     api_version="cluster.open-cluster-management.io/v1beta1",
                     kind="PlacementDecision",
-                    metadata=ObjectMeta(
+                    metadata=ObjectMeta.model_construct(
                         name=pd_name,
                         namespace=placement.namespace,
                         labels={
@@ -157,11 +160,13 @@ def build_decisions(
                         },
                         owner_references=[owner],
                     ),
-                    status=PlacementDecisionStatus(
+                    status=PlacementDecisionStatus.model_construct(
                         decisions=[
-                            ClusterDecision(cluster_name=c, reason="")
+                            ClusterDecision.model_construct(cluster_name=c, reason="")
                             if scores is None
-                            else ClusterDecision(cluster_name=c, reason="", score=scores.get(c, 0))
+                            else ClusterDecision.model_construct(
+                                cluster_name=c, reason="", score=scores.get(c, 0)
+                            )
                             for c in (sorted(page) if scores is None else page)
                         ]
                     ),

@@ -72,10 +72,13 @@ def score_message(totals: Mapping[str, int] | Iterable[tuple[str, int]]) -> str:
     ``totals`` is a mapping, or (name, score) pairs already in name order.
     """
     pairs = sorted(totals.items()) if isinstance(totals, Mapping) else totals
-    out = ""
+    entries = []
+    length = 0
     for name, score in pairs:
         entry = f"{name}:{score} "
-        if len(out) + len(entry) > SCORE_MESSAGE_LIMIT:
-            return out + "......"
-        out += entry
-    return out
+        length += len(entry)
+        if length > SCORE_MESSAGE_LIMIT:
+            entries.append("......")
+            break
+        entries.append(entry)
+    return "".join(entries)
