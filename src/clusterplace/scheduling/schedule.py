@@ -47,7 +47,8 @@ class Outcome:
     raw_scores: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=dict)
     feasible_ids: np.ndarray = field(default_factory=lambda: _EMPTY)
     total_scores: np.ndarray = field(default_factory=lambda: _EMPTY)  # aligned with feasible_ids
-    ranked_ids: np.ndarray = field(default_factory=lambda: _EMPTY)
+    # Set when spread selection fixed the order; otherwise derived from the totals.
+    ranked_override: np.ndarray | None = None
     selected: list[str] = field(default_factory=list)
     unscheduled: int = 0
     requeue_at: datetime | None = None
@@ -66,6 +67,13 @@ class Outcome:
     def totals(self) -> dict[str, int]:
         """Total score of every feasible cluster (upstream's scoreSum), by name."""
         return dict(zip(self.feasible, self.total_scores.tolist(), strict=True))
+
+    @cached_property
+    def ranked_ids(self) -> np.ndarray:
+        """Feasible positions by score descending, then name (positions follow names)."""
+        if self.ranked_override is not None:
+            return self.ranked_override
+        return self.feasible_ids[np.lexsort((self.feasible_ids, -self.total_scores))]
 
     @property
     def ranked(self) -> list[str]:
@@ -127,6 +135,19 @@ class Outcome:
         return score_message((names[p], t) for p, t in zip(ids, totals, strict=True))
 
 
+def _top(ids: np.ndarray, totals: np.ndarray, wanted: int | None) -> np.ndarray:
+    """The first ``wanted`` positions by score descending, then name: without sorting the
+    whole list when few are wanted (ties at the cut are all kept, then ordered)."""
+    if wanted is None or wanted >= len(ids):
+        return ids[np.lexsort((ids, -totals))]
+    if wanted <= 0:
+        return ids[:0]
+    threshold = np.partition(totals, len(totals) - wanted)[len(totals) - wanted]
+    contenders = np.flatnonzero(totals >= threshold)
+    order = np.lexsort((ids[contenders], -totals[contenders]))
+    return ids[contenders[order][:wanted]]
+
+
 def _merge(current: Status, new: Status) -> Status:
     # A Warning does not stop scheduling; upstream keeps the last one (no merging).
     return new if new.code == Code.WARNING else current
@@ -166,15 +187,13 @@ def schedule_placement(snapshot: Snapshot, placement: Placement, now: datetime) 
         outcome.raw_scores[name] = (ids, scored.scores, present)
         totals += weighted.weight * np.where(present, scored.scores, 0)
     outcome.feasible_ids, outcome.total_scores = ids, totals
-    # Score descending, then name (positions follow name order).
-    outcome.ranked_ids = ids[np.lexsort((ids, -totals))]
 
     wanted = placement.spec.number_of_clusters
     if wanted is not None and wanted < 0:
         outcome.status = Status.misconfigured(
             "", f"numberOfClusters must not be negative, got {wanted}"
         )
-        outcome.ranked_ids, outcome.feasible_ids, outcome.total_scores = _EMPTY, _EMPTY, _EMPTY
+        outcome.feasible_ids, outcome.total_scores = _EMPTY, _EMPTY
         return outcome
     constraints = spread_constraints(placement)
     if constraints:
@@ -187,10 +206,9 @@ def schedule_placement(snapshot: Snapshot, placement: Placement, now: datetime) 
         outcome.spread_blocked = spread.blocked
         picked = np.array([snapshot.index[n] for n in spread.selected], dtype=np.int64)
         rest = outcome.ranked_ids[~np.isin(outcome.ranked_ids, picked)]
-        outcome.ranked_ids = np.concatenate([picked, rest])
+        outcome.ranked_override = np.concatenate([picked, rest])
     else:
-        chosen = outcome.ranked_ids if wanted is None else outcome.ranked_ids[:wanted]
-        outcome.selected = snapshot.names_of(chosen)
+        outcome.selected = snapshot.names_of(_top(ids, totals, wanted))
     if wanted is not None:
         outcome.unscheduled = wanted - len(outcome.selected)
     outcome.requeue_at = TaintTolerationFilter.requeue_at(ctx)
