@@ -179,7 +179,10 @@ def _schedule_one(snapshot: Snapshot, placement: Placement, now: datetime) -> Pl
     if not status.ok:
         outcome.selected, outcome.unscheduled = [], 0
     chosen = [snapshot.clusters[n] for n in selected]
-    claims = {c.name: snapshot.claims(c) for c in chosen}
+    strategy = placement.spec.decision_strategy
+    grouped = bool(strategy and strategy.group_strategy and strategy.group_strategy.decision_groups)
+    # Claims matter only to decision-group selectors.
+    claims = {c.name: snapshot.claims(c) for c in chosen} if grouped else {}
     by_score = outcome.totals if placement.spec.sort_by == "Score" else None
     built, group_error = make_groups(placement, chosen, claims, by_score)
     groups, decisions = build_decisions(placement, built, by_score)

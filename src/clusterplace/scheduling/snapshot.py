@@ -19,9 +19,12 @@ from clusterplace.api import (
 )
 from clusterplace.api.placement import PLACEMENT_LABEL
 
-__all__ = ["DecisionStore", "Snapshot"]
+__all__ = ["MEMO_LIMIT", "DecisionStore", "Snapshot"]
 
 T = TypeVar("T")
+
+# Per-run memos keyed by a set of cluster positions keep sets up to this size.
+MEMO_LIMIT = 4096
 
 Key = tuple[str, str]  # (namespace, name)
 

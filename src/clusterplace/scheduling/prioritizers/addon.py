@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from clusterplace.scheduling.framework import Context, PrioritizerPlugin, Scored, Status
+from clusterplace.scheduling.snapshot import MEMO_LIMIT
 
 __all__ = ["AddOnPrioritizer"]
 
@@ -39,6 +40,15 @@ class AddOnPrioritizer(PrioritizerPlugin):
         return values, expired
 
     def score_ids(self, ctx: Context, ids: np.ndarray) -> Scored:
+        # The result depends only on which clusters are scored, so placements over the
+        # same clusters share it (keyed by content; large sets are not worth keeping).
+        if len(ids) > MEMO_LIMIT:
+            return self._score(ctx, ids)
+        return ctx.snapshot.cached(
+            ("scored", self.name, ids.tobytes()), lambda: self._score(ctx, ids)
+        )
+
+    def _score(self, ctx: Context, ids: np.ndarray) -> Scored:
         key = ("addon", self.resource_name, self.score_name, ctx.now)
         values, expired = ctx.snapshot.cached(key, lambda: self._index(ctx))
         scores = values[ids]

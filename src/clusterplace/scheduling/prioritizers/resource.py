@@ -10,6 +10,7 @@ import numpy as np
 
 from clusterplace.api import ManagedCluster
 from clusterplace.scheduling.framework import Context, PrioritizerPlugin, Scored
+from clusterplace.scheduling.snapshot import MEMO_LIMIT
 
 __all__ = ["ResourcePrioritizer", "allocatable", "resource_score"]
 
@@ -47,6 +48,15 @@ class ResourcePrioritizer(PrioritizerPlugin):
         return snapshot.cached(("allocatable", self.resource), compute)
 
     def score_ids(self, ctx: Context, ids: np.ndarray) -> Scored:
+        # The result depends only on which clusters are scored, so placements over the
+        # same clusters share it (keyed by content; large sets are not worth keeping).
+        if len(ids) > MEMO_LIMIT:
+            return self._score(ctx, ids)
+        return ctx.snapshot.cached(
+            ("scored", self.name, ids.tobytes()), lambda: self._score(ctx, ids)
+        )
+
+    def _score(self, ctx: Context, ids: np.ndarray) -> Scored:
         values = self._values(ctx)[ids]
         present = ~np.isnan(values)
         scores = np.zeros(len(ids), dtype=np.int64)
