@@ -43,8 +43,10 @@ class Outcome:
     # (filter, its input positions, the positions it kept), in the order the filters ran.
     filter_steps: list[tuple[FilterPlugin, np.ndarray, np.ndarray]] = field(default_factory=list)
     weights: dict[str, int] = field(default_factory=dict)
-    # prioritizer name -> (positions, raw scores, which got a score)
-    raw_scores: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=dict)
+    # prioritizer name -> (positions, raw scores, which got a score; None: all did)
+    raw_scores: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray | None]] = field(
+        default_factory=dict
+    )
     feasible_ids: np.ndarray = field(default_factory=lambda: _EMPTY)
     total_scores: np.ndarray = field(default_factory=lambda: _EMPTY)  # aligned with feasible_ids
     # Set when spread selection fixed the order; otherwise derived from the totals.
@@ -84,11 +86,10 @@ class Outcome:
         """Raw scores per prioritizer and cluster (clusters it did not score are absent)."""
         out: dict[str, dict[str, int]] = {}
         for name, (ids, values, present) in self.raw_scores.items():
+            given = present.tolist() if present is not None else [True] * len(ids)
             out[name] = {
                 n: v
-                for n, v, has in zip(
-                    self._names(ids), values.tolist(), present.tolist(), strict=True
-                )
+                for n, v, has in zip(self._names(ids), values.tolist(), given, strict=True)
                 if has
             }
         if self.spread_scores:
@@ -181,11 +182,14 @@ def schedule_placement(snapshot: Snapshot, placement: Placement, now: datetime) 
             outcome.status = scored.status
             return outcome
         outcome.status = _merge(outcome.status, scored.status)
-        present = scored.present if scored.present is not None else np.ones(len(ids), dtype=bool)
         name = prioritizer.name
         outcome.weights[name] = outcome.weights.get(name, 0) + weighted.weight
-        outcome.raw_scores[name] = (ids, scored.scores, present)
-        totals += weighted.weight * np.where(present, scored.scores, 0)
+        outcome.raw_scores[name] = (ids, scored.scores, scored.present)
+        # Clusters without a score hold 0 in ``scores``, so they add nothing.
+        if weighted.weight == 1:
+            totals += scored.scores
+        else:
+            totals += weighted.weight * scored.scores
     outcome.feasible_ids, outcome.total_scores = ids, totals
 
     wanted = placement.spec.number_of_clusters
