@@ -78,6 +78,12 @@ def make_groups(
     ``scores`` (``sortBy: Score``) each group is ordered by score, then name.
     """
 
+    strategy = placement.spec.decision_strategy
+    group_strategy = strategy.group_strategy if strategy else None
+    if group_strategy is None and scores is None:
+        # The common case: one unnamed group of every selected cluster, in name order.
+        return [("", tuple(sorted(c.name for c in selected)))], None
+
     def order(names: Iterable[str]) -> list[str]:
         if scores is None:
             return sorted(names)
@@ -87,8 +93,6 @@ def make_groups(
         length = group_length(placement, len(selected))
     except GroupError as err:
         return [], str(err)
-    strategy = placement.spec.decision_strategy
-    group_strategy = strategy.group_strategy if strategy else None
     remaining = {c.name: c for c in selected}
     groups: Groups = []
     for spec in (group_strategy.decision_groups if group_strategy else None) or []:
