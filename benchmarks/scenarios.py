@@ -84,6 +84,32 @@ def _s5_matches(size: dict[str, int]) -> tuple[float, float]:
     return time.perf_counter() - start, n
 
 
+SELECTOR_5 = "provider in (aws,gcp),environment!=development,tier,!deprecated,kubernetes-minor>28"
+
+
+def _label_sets(count: int, seed: int = 5) -> list[dict[str, str]]:
+    rng = random.Random(seed)
+    return [
+        {
+            "provider": rng.choice(fleets.PROVIDERS),
+            "region": fleets.REGIONS[i % 3],
+            "environment": rng.choice(fleets.ENVIRONMENTS),
+            "tier": rng.choice(fleets.TIERS),
+            "kubernetes-minor": str(rng.randint(27, 31)),
+            **({"deprecated": "true"} if i % 50 == 0 else {}),
+        }
+        for i in range(count)
+    ]
+
+
+def _s5_index(size: dict[str, int]) -> tuple[float, float]:
+    index = labels.LabelIndex(_label_sets(size["clusters"]))
+    selector = labels.parse(SELECTOR_5)
+    start = time.perf_counter()
+    index.positions(selector)
+    return time.perf_counter() - start, size["clusters"]
+
+
 SCENARIOS = [
     Scenario(
         "S1",
@@ -120,6 +146,15 @@ SCENARIOS = [
         {"clusters": 200},
         _s4,
         1.5,
+    ),
+    Scenario(
+        "S5-index",
+        "selector over an indexed fleet (5 requirements)",
+        "clusters",
+        {"clusters": 1000000},
+        {"clusters": 20000},
+        _s5_index,
+        0.05,
     ),
     Scenario(
         "S5-matches",

@@ -12,6 +12,7 @@ True
 """
 
 from clusterplace.labels._errors import SelectorError
+from clusterplace.labels.index import LabelIndex
 from clusterplace.labels.label_selector import (
     LABEL_SELECTOR_OPERATORS,
     from_label_selector,
@@ -30,6 +31,7 @@ from clusterplace.labels.validation import (
 
 __all__ = [
     "LABEL_SELECTOR_OPERATORS",
+    "LabelIndex",
     "Labels",
     "Matcher",
     "Operator",
