@@ -12,6 +12,7 @@ import multiprocessing as mp
 import platform
 import statistics
 import sys
+from pathlib import Path
 
 from benchmarks.scenarios import SCENARIOS, Scenario, run_in_child
 from clusterplace.outputs import format_table
@@ -35,7 +36,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="small sizes, for CI")
     parser.add_argument("--repeat", type=int, default=None, help="runs per scenario (median)")
     parser.add_argument("--only", default="", help="comma-separated scenario names")
+    parser.add_argument("--scaling", metavar="PNG", help="measure scaling curves and plot them")
     args = parser.parse_args(argv)
+    if args.scaling:
+        return _scaling(Path(args.scaling), args.repeat or 3)
     repeat = args.repeat or (1 if args.quick else 5)
     chosen = [s for s in SCENARIOS if not args.only or s.name in args.only.split(",")]
     python = f"{platform.python_implementation()} {platform.python_version()}"
@@ -67,6 +71,29 @@ def main(argv: list[str] | None = None) -> int:
         ),
         end="",
     )
+    return 0
+
+
+def _scaling(out: Path, repeat: int) -> int:
+    from benchmarks.scaling import measure, plot
+
+    by_placements, by_clusters = measure(repeat)
+    print(
+        format_table(
+            ["PLACEMENTS (1,000 CLUSTERS)", "S1 MEDIAN"],
+            [[f"{p:,}", f"{t:.3f} s"] for p, t in by_placements],
+        ),
+        end="",
+    )
+    print(
+        format_table(
+            ["CLUSTERS (1 PLACEMENT)", "S2 MEDIAN"],
+            [[f"{c:,}", f"{t * 1000:.1f} ms"] for c, t in by_clusters],
+        ),
+        end="",
+    )
+    plot(by_placements, by_clusters, out)
+    print(f"plotted to {out}")
     return 0
 
 
