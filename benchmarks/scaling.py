@@ -10,7 +10,7 @@ import statistics
 from collections.abc import Callable
 from pathlib import Path
 
-from benchmarks.scenarios import _s1, _s2_schedule
+from benchmarks.scenarios import run_s1, run_s2
 
 PLACEMENTS = (1000, 2000, 5000, 10000)
 CLUSTERS = (10000, 25000, 50000, 100000)
@@ -24,9 +24,9 @@ def _median(
 
 def measure(repeat: int) -> tuple[list[tuple[int, float]], list[tuple[int, float]]]:
     by_placements = [
-        (p, _median(_s1, {"clusters": 1000, "placements": p}, repeat)) for p in PLACEMENTS
+        (p, _median(run_s1, {"clusters": 1000, "placements": p}, repeat)) for p in PLACEMENTS
     ]
-    by_clusters = [(c, _median(_s2_schedule, {"clusters": c}, repeat)) for c in CLUSTERS]
+    by_clusters = [(c, _median(run_s2, {"clusters": c}, repeat)) for c in CLUSTERS]
     return by_placements, by_clusters
 
 

@@ -30,14 +30,14 @@ class Scenario:
     target: float | None = None  # seconds, at full size
 
 
-def _s1(size: dict[str, int]) -> tuple[float, float]:
+def run_s1(size: dict[str, int]) -> tuple[float, float]:
     fleet = Fleet.of(fleets.s1_fleet(size["clusters"], size["placements"]))
     start = time.perf_counter()
     schedule(fleet, now=NOW)
     return time.perf_counter() - start, size["placements"]
 
 
-def _s2_schedule(size: dict[str, int]) -> tuple[float, float]:
+def run_s2(size: dict[str, int]) -> tuple[float, float]:
     fleet = Fleet.of(fleets.s2_fleet(size["clusters"]))
     snapshot = Snapshot(fleet)
     placement = next(iter(fleet.placements.values()))
@@ -117,7 +117,7 @@ SCENARIOS = [
         "placements",
         {"clusters": 1000, "placements": 10000},
         {"clusters": 100, "placements": 50},
-        _s1,
+        run_s1,
         2.0,
     ),
     Scenario(
@@ -126,7 +126,7 @@ SCENARIOS = [
         "schedules",
         {"clusters": 100000},
         {"clusters": 2000},
-        _s2_schedule,
+        run_s2,
         0.2,
     ),
     Scenario(
