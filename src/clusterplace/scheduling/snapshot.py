@@ -41,7 +41,6 @@ class DecisionStore:
         self, decisions: Iterable[PlacementDecision] = (), index: dict[str, int] | None = None
     ) -> None:
         self.index = index if index is not None else {}
-        self._names = list(self.index)
         self.by_key: dict[Key, PlacementDecision] = {}
         self._owned: dict[Key, set[Key]] = defaultdict(set)
         self.counts = np.zeros(len(self.index), dtype=np.int64)
@@ -49,14 +48,6 @@ class DecisionStore:
         self._own_memo: dict[Key, Counter[str]] = {}
         for pd in decisions:
             self._add(pd)
-
-    @property
-    def totals(self) -> Counter[str]:
-        """Occurrences of every cluster name over all decisions."""
-        names = self._names
-        found = Counter({names[i]: int(self.counts[i]) for i in np.flatnonzero(self.counts)})
-        found.update(self.outside)
-        return found
 
     @staticmethod
     def _owner(pd: PlacementDecision) -> Key | None:
