@@ -127,13 +127,11 @@ def check_identity(doc: Document) -> list[InputError]:
     for key in ("apiVersion", "kind"):
         value = data.get(key)
         if not isinstance(value, str) or not value:
-            what = "missing" if value is None else f"must be a non-empty string, not {value!r}"
-            problems.append(
-                InputError(
-                    f"{key} is {what}" if value is None else f"{key} {what}",
-                    doc.location((key,) if value is not None else ()),
-                )
-            )
+            if value is None:
+                problems.append(InputError(f"{key} is missing", doc.location()))
+            else:
+                message = f"{key} must be a non-empty string, not {value!r}"
+                problems.append(InputError(message, doc.location((key,))))
     meta = data.get("metadata")
     if not isinstance(meta, dict):
         problems.append(

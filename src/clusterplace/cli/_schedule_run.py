@@ -8,7 +8,7 @@ import click
 
 from clusterplace.api.base import parse_time
 from clusterplace.cli._common import load
-from clusterplace.errors import InputError
+from clusterplace.errors import InputError, InputErrors
 from clusterplace.scheduling import PlacementResult, ScheduleResult, schedule
 
 __all__ = ["now_option", "pick", "run_schedule"]
@@ -35,8 +35,6 @@ def run_schedule(filenames: tuple[str, ...], recursive: bool, now: datetime) -> 
     result = schedule(load(filenames, recursive), now=now)
     errors = [r for r in result.placements if r.error]
     if errors:
-        from clusterplace.errors import InputErrors
-
         raise InputErrors([InputError(r.error or "", None) for r in errors])
     return result
 

@@ -43,11 +43,11 @@ def _timeout(text: str | None) -> float:
 
 
 def _name(hook: Hook) -> str:
-    return (
-        hook.path or (hook.script or "").strip().splitlines()[0]
-        if (hook.path or hook.script)
-        else "<empty>"
-    )
+    """How a hook is shown: its path, or the first line of its script."""
+    if hook.path:
+        return hook.path
+    lines = (hook.script or "").strip().splitlines()
+    return lines[0] if lines else "<empty>"
 
 
 def run_hooks(

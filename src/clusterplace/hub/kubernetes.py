@@ -89,15 +89,15 @@ class KubernetesCluster:
         data = self._call("GET", f"/api/v1/namespaces/{namespace}/configmaps/{name}")
         if data is None:
             return None
-        data.setdefault("apiVersion", "v1")
-        data.setdefault("kind", "ConfigMap")
+        # Only what identity needs: the data, under the name asked for.
         return ConfigMap.model_validate(
             {
-                k: v
-                for k, v in data.items()
-                if k in ("apiVersion", "kind", "metadata", "data", "binaryData")
+                "apiVersion": "v1",
+                "kind": "ConfigMap",
+                "metadata": {"name": name, "namespace": namespace},
+                "data": data.get("data"),
+                "binaryData": data.get("binaryData"),
             }
-            | {"metadata": {"name": name, "namespace": namespace}}
         )
 
     def get(self, api_version: str, kind: str, namespace: str, name: str) -> dict[str, Any] | None:

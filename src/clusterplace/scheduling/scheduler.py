@@ -175,9 +175,9 @@ def _schedule_one(snapshot: Snapshot, placement: Placement, now: datetime) -> Pl
     except SetSelectorError as err:
         return PlacementResult(placement, old, error=str(err))
     status = outcome.status
-    selected = [] if not status.ok else outcome.selected
     if not status.ok:
         outcome.selected, outcome.unscheduled = [], 0
+    selected = outcome.selected
     chosen = [snapshot.clusters[n] for n in selected]
     strategy = placement.spec.decision_strategy
     grouped = bool(strategy and strategy.group_strategy and strategy.group_strategy.decision_groups)
