@@ -103,10 +103,12 @@ def schedule(source: Fleet | Iterable[KubeObject], now: datetime | None = None) 
         moment = moment.replace(tzinfo=UTC)  # a naive time is UTC, as timestamps in input are
     with _collector_paused():
         snapshot = Snapshot(fleet)
-        results = [
-            _schedule_one(snapshot, fleet.placements[key], moment)
-            for key in sorted(fleet.placements)
-        ]
+        results = []
+        for key in sorted(fleet.placements):
+            result = _schedule_one(snapshot, fleet.placements[key], moment)
+            if result.outcome is not None:  # it was scheduled: later placements see it
+                snapshot.decisions.replace(*key, result.decisions)
+            results.append(result)
     return ScheduleResult(results, snapshot)
 
 
@@ -163,6 +165,8 @@ def _events(
 
 
 def _schedule_one(snapshot: Snapshot, placement: Placement, now: datetime) -> PlacementResult:
+    """Schedule one placement against the snapshot's decisions; the store is not changed
+    (the caller records the new decisions, so a replay can evaluate any step)."""
     store = snapshot.decisions
     old = store.owned(placement.namespace, placement.name)
     # Upstream does no work for a placement being deleted or with scheduling disabled.
@@ -207,6 +211,5 @@ def _schedule_one(snapshot: Snapshot, placement: Placement, now: datetime) -> Pl
         conditions=conditions,
     )
     updated = placement.model_copy(update={"status": new_status})
-    store.replace(placement.namespace, placement.name, decisions)
     requeue = None if outcome.requeue_at is None else outcome.requeue_at - now
     return PlacementResult(updated, decisions, deleted, events, outcome, groups, status, requeue)
