@@ -8,6 +8,7 @@ when it is not empty; terminating clusters are dropped.
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -16,7 +17,7 @@ from clusterplace.api import CLUSTERSET_LABEL, ManagedCluster, ManagedClusterSet
 from clusterplace.labels import Selector, SelectorError, from_label_selector, parse
 from clusterplace.scheduling.snapshot import Snapshot
 
-__all__ = ["Candidates", "SetSelectorError", "find_candidates"]
+__all__ = ["Candidates", "SetSelectorError", "find_candidates", "refresh_cluster"]
 
 
 class SetSelectorError(ValueError):
@@ -35,6 +36,10 @@ class Candidates:
     # The candidates' positions in the snapshot (ascending, i.e. name order).
     ids: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
+    def has(self, position: int) -> bool:
+        at = int(np.searchsorted(self.ids, position))
+        return at < len(self.ids) and int(self.ids[at]) == position
+
 
 def set_selector(snapshot: Snapshot, set_name: str) -> Selector:
     """The selector of the ManagedClusterSet ``set_name`` (BuildClusterSelector)."""
@@ -51,16 +56,44 @@ def set_selector(snapshot: Snapshot, set_name: str) -> Selector:
 def find_candidates(snapshot: Snapshot, placement: Placement) -> Candidates:
     """The placement's bindings, eligible sets and candidate clusters (cached per run:
     they depend only on the namespace and ``spec.clusterSets``)."""
-    key = ("candidates", placement.namespace, tuple(placement.spec.cluster_sets or ()))
-    return snapshot.cached(key, lambda: _find(snapshot, placement))
+    key = candidates_key(placement)
+    return snapshot.cached(key, lambda: _find(snapshot, key[1], key[2]))
 
 
-def _find(snapshot: Snapshot, placement: Placement) -> Candidates:
-    bindings = [
-        b for b in snapshot.bindings.get(placement.namespace, []) if b.name in snapshot.cluster_sets
-    ]
+def candidates_key(placement: Placement) -> tuple[str, str, tuple[str, ...]]:
+    """Placements with equal keys have the same candidates."""
+    return ("candidates", placement.namespace, tuple(placement.spec.cluster_sets or ()))
+
+
+def refresh_cluster(snapshot: Snapshot, name: str) -> list[tuple[Hashable, Candidates, Candidates]]:
+    """After cluster ``name`` was replaced in ``snapshot``: bring every cached candidate
+    list up to date. Returns (key, before, after) for each list the cluster is or was in
+    (``before is after`` when only the cluster object was swapped)."""
+    position = snapshot.index[name]
+    cluster = snapshot.cluster_list[position]
+    touched: list[tuple[Hashable, Candidates, Candidates]] = []
+    for key, before in list(snapshot.memo.items()):
+        if not (isinstance(key, tuple) and key[0] == "candidates"):
+            continue
+        labels = cluster.labels
+        sets = [s for s in before.eligible_sets if set_selector(snapshot, s).matches(labels)]
+        was = (before.has(position), name in before.terminating)
+        now = (bool(sets) and not cluster.terminating, bool(sets) and cluster.terminating)
+        if not any(was + now):
+            continue  # neither a candidate nor terminating, before or after
+        if was == now and (not now[0] or before.member_of.get(name) == sets):
+            if now[0]:  # same membership: swap in the new object
+                before.clusters[int(np.searchsorted(before.ids, position))] = cluster
+            touched.append((key, before, before))
+        else:
+            after = snapshot.memo[key] = _find(snapshot, key[1], key[2])
+            touched.append((key, before, after))
+    return touched
+
+
+def _find(snapshot: Snapshot, namespace: str, wanted: tuple[str, ...]) -> Candidates:
+    bindings = [b for b in snapshot.bindings.get(namespace, []) if b.name in snapshot.cluster_sets]
     names = {b.name for b in bindings}
-    wanted = placement.spec.cluster_sets
     if wanted:
         names &= set(wanted)
     eligible = sorted(names)

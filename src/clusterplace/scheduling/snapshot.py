@@ -179,6 +179,39 @@ class Snapshot:
             value = self.memo[key] = compute()
             return value
 
+    def shared(self, name: str, ids: np.ndarray, compute: Callable[[], T]) -> T:
+        """``compute()`` once per set of positions for ``name``: for results that depend
+        only on which clusters are scored, so placements over the same clusters share
+        them (large sets are not kept: they are rarely repeated)."""
+        if len(ids) > MEMO_LIMIT:
+            return compute()
+        table: dict[bytes, T] = self.cached(("shared", name), dict)
+        key = ids.tobytes()
+        try:
+            return table[key]
+        except KeyError:
+            value = table[key] = compute()
+            return value
+
+    def forget_shared(self, prefix: str) -> None:
+        """Drop the shared results of every name starting with ``prefix``."""
+        for key in [k for k in self.memo if isinstance(k, tuple) and k[0] == "shared"]:
+            if str(key[1]).startswith(prefix):
+                del self.memo[key]
+
+    def replace_cluster(self, cluster: ManagedCluster) -> ManagedCluster:
+        """Put a new version of cluster ``cluster.name`` (already in the snapshot) in
+        place; returns the old one. Per-run indexes built from it are the caller's to
+        refresh (see ``clusterplace.scheduling.incremental``)."""
+        position = self.index[cluster.name]
+        old = self.cluster_list[position]
+        self.clusters[cluster.name] = cluster
+        self.cluster_list[position] = cluster
+        self.tainted[position] = bool(cluster.taints)
+        self._claims.pop(cluster.name, None)
+        self._unstructured.pop(cluster.name, None)
+        return old
+
     def ids(self, clusters: Iterable[ManagedCluster]) -> np.ndarray:
         """Positions of ``clusters`` (which must belong to this snapshot), ascending."""
         return np.array(sorted(self.index[c.name] for c in clusters), dtype=np.int64)

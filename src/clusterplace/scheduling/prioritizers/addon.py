@@ -7,12 +7,40 @@ The score object ``resourceName`` lives in the cluster's namespace; its item
 
 from __future__ import annotations
 
+from datetime import datetime
+
 import numpy as np
 
+from clusterplace.api import AddOnPlacementScore
 from clusterplace.scheduling.framework import Context, PrioritizerPlugin, Scored, Status
-from clusterplace.scheduling.snapshot import MEMO_LIMIT
+from clusterplace.scheduling.snapshot import Snapshot
 
-__all__ = ["AddOnPrioritizer"]
+__all__ = ["AddOnPrioritizer", "refresh_score"]
+
+
+def _entry(found: AddOnPlacementScore | None, score_name: str, now: datetime) -> tuple[int, bool]:
+    """(the score, whether the object has expired) from one AddOnPlacementScore."""
+    if found is None:
+        return 0, False
+    valid_until = found.status.valid_until if found.status else None
+    if valid_until is not None and now > valid_until:
+        return 0, True
+    value = found.score(score_name)
+    return (0 if value is None else value), False
+
+
+def refresh_score(snapshot: Snapshot, cluster: str, resource: str) -> None:
+    """AddOnPlacementScore ``resource`` of ``cluster`` changed in ``snapshot.scores``:
+    update the per-run indexes and forget the scores computed from the old one."""
+    position = snapshot.index.get(cluster)
+    if position is None:
+        return
+    found = snapshot.scores.get((cluster, resource))
+    for key, index in snapshot.memo.items():
+        if isinstance(key, tuple) and key[0] == "addon" and key[1] == resource:
+            values, expired = index
+            values[position], expired[position] = _entry(found, key[2], key[3])
+    snapshot.forget_shared(f"AddOn/{resource}/")
 
 
 class AddOnPrioritizer(PrioritizerPlugin):
@@ -30,23 +58,11 @@ class AddOnPrioritizer(PrioritizerPlugin):
             position = snapshot.index.get(namespace)
             if name != self.resource_name or position is None:
                 continue
-            valid_until = found.status.valid_until if found.status else None
-            if valid_until is not None and ctx.now > valid_until:
-                expired[position] = True
-                continue
-            value = found.score(self.score_name)
-            if value is not None:
-                values[position] = value
+            values[position], expired[position] = _entry(found, self.score_name, ctx.now)
         return values, expired
 
     def score_ids(self, ctx: Context, ids: np.ndarray) -> Scored:
-        # The result depends only on which clusters are scored, so placements over the
-        # same clusters share it (keyed by content; large sets are not worth keeping).
-        if len(ids) > MEMO_LIMIT:
-            return self._score(ctx, ids)
-        return ctx.snapshot.cached(
-            ("scored", self.name, ids.tobytes()), lambda: self._score(ctx, ids)
-        )
+        return ctx.snapshot.shared(self.name, ids, lambda: self._score(ctx, ids))
 
     def _score(self, ctx: Context, ids: np.ndarray) -> Scored:
         key = ("addon", self.resource_name, self.score_name, ctx.now)

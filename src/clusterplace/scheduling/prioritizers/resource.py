@@ -10,9 +10,9 @@ import numpy as np
 
 from clusterplace.api import ManagedCluster
 from clusterplace.scheduling.framework import Context, PrioritizerPlugin, Scored
-from clusterplace.scheduling.snapshot import MEMO_LIMIT
+from clusterplace.scheduling.snapshot import Snapshot
 
-__all__ = ["ResourcePrioritizer", "allocatable", "resource_score"]
+__all__ = ["ResourcePrioritizer", "allocatable", "refresh_cluster", "resource_score"]
 
 
 def resource_score(value: float, low: float, high: float) -> int:
@@ -48,13 +48,7 @@ class ResourcePrioritizer(PrioritizerPlugin):
         return snapshot.cached(("allocatable", self.resource), compute)
 
     def score_ids(self, ctx: Context, ids: np.ndarray) -> Scored:
-        # The result depends only on which clusters are scored, so placements over the
-        # same clusters share it (keyed by content; large sets are not worth keeping).
-        if len(ids) > MEMO_LIMIT:
-            return self._score(ctx, ids)
-        return ctx.snapshot.cached(
-            ("scored", self.name, ids.tobytes()), lambda: self._score(ctx, ids)
-        )
+        return ctx.snapshot.shared(self.name, ids, lambda: self._score(ctx, ids))
 
     def _score(self, ctx: Context, ids: np.ndarray) -> Scored:
         values = self._values(ctx)[ids]
@@ -69,3 +63,14 @@ class ResourcePrioritizer(PrioritizerPlugin):
         else:
             scores[present] = np.trunc(((scored - low) / (high - low) - 0.5) * 2.0 * 100.0)
         return Scored(scores, present)
+
+
+def refresh_cluster(snapshot: Snapshot, position: int) -> None:
+    """The cluster at ``position`` changed: update its allocatable amounts in the
+    per-run indexes and forget the scores computed from the old ones."""
+    cluster = snapshot.cluster_list[position]
+    for key, values in snapshot.memo.items():
+        if isinstance(key, tuple) and key[0] == "allocatable":
+            value = allocatable(cluster, key[1])
+            values[position] = np.nan if value is None else value
+    snapshot.forget_shared("ResourceAllocatable")

@@ -1,0 +1,370 @@
+"""Keep a run's result current as the fleet changes, scheduling again only what a
+change can reach.
+
+:class:`IncrementalSchedule` schedules every placement once (with :func:`schedule`),
+then takes changes to the fleet. After each change its ``result`` equals
+``schedule(fleet, now)`` of the changed fleet: the same decisions, statuses, events,
+scores and explanations. Only these placements are scheduled again, in run order:
+
+1. those for which the changed cluster is (or was) a candidate and whose filter
+   verdict on it, or whose scores of it, change;
+2. those whose Balance scores change because a placement before them now decides
+   differently (the :class:`~clusterplace.scheduling.ledger.Ledger` finds them).
+
+Each is scheduled by the same code as a full run, against the decision counts its
+step of the run sees. Changes handled this way: a ManagedCluster updated (labels,
+claims, taints, resources, deletion), an AddOnPlacementScore created, updated or
+deleted. Any other change (a cluster added or removed, placements, sets, bindings,
+decisions) schedules everything again, which is exact too.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import heapq
+import time
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+
+import numpy as np
+
+from clusterplace.api import (
+    AddOnPlacementScore,
+    Fleet,
+    KubeObject,
+    ManagedCluster,
+    Placement,
+    PlacementDecision,
+)
+from clusterplace.scheduling.candidates import Candidates, candidates_key, refresh_cluster
+from clusterplace.scheduling.framework import Context
+from clusterplace.scheduling.ledger import Ledger, view_max
+from clusterplace.scheduling.prioritizers import addon, resource
+from clusterplace.scheduling.prioritizers.policy import spread_constraints
+from clusterplace.scheduling.schedule import FILTERS, Outcome
+from clusterplace.scheduling.scheduler import (
+    ScheduleResult,
+    _collector_paused,
+    _schedule_one,
+    schedule,
+)
+from clusterplace.scheduling.snapshot import DecisionStore
+
+__all__ = ["ChangeReport", "IncrementalSchedule"]
+
+Key = tuple[str, str]
+_NONE = np.zeros(0, dtype=np.int64)
+
+
+@dataclass
+class ChangeReport:
+    """What one change did to the result."""
+
+    change: str  # e.g. "ManagedCluster/cluster7"
+    rescheduled: list[Key] = field(default_factory=list)  # in run order
+    changed: list[Key] = field(default_factory=list)  # of those: decisions now differ
+    full: bool = False  # every placement was scheduled again
+    seconds: float = 0.0
+
+
+class IncrementalSchedule:
+    """A scheduling run over ``source`` that follows changes to the fleet."""
+
+    def __init__(self, source: Fleet | Iterable[KubeObject], now: datetime | None = None) -> None:
+        fleet = source if isinstance(source, Fleet) else Fleet.of(source)
+        # Tables of our own: changes must not leak into the caller's fleet.
+        self.fleet = replace(
+            fleet,
+            clusters=dict(fleet.clusters),
+            cluster_sets=dict(fleet.cluster_sets),
+            bindings=dict(fleet.bindings),
+            placements=dict(fleet.placements),
+            decisions=dict(fleet.decisions),
+            scores=dict(fleet.scores),
+        )
+        moment = now or datetime.now(UTC)
+        self.now = moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+        self._schedule_all()
+
+    @property
+    def result(self) -> ScheduleResult:
+        """The current result: what ``schedule(self.fleet, self.now)`` gives."""
+        return self._result
+
+    # -- changes --------------------------------------------------------------------
+
+    def apply(self, obj: KubeObject) -> ChangeReport:
+        """Create or update ``obj`` in the fleet and bring the result up to date."""
+        start = time.perf_counter()
+        if isinstance(obj, ManagedCluster) and obj.name in self.fleet.clusters:
+            report = self._cluster_updated(obj)
+        elif isinstance(obj, AddOnPlacementScore):
+            report = self._score_changed((obj.namespace, obj.name), obj)
+        else:
+            self.fleet.add(obj)
+            report = self._schedule_all(obj.ref)
+        report.seconds = time.perf_counter() - start
+        return report
+
+    def delete(self, obj: KubeObject) -> ChangeReport:
+        """Remove the fleet's object of ``obj``'s kind and identity (if any)."""
+        start = time.perf_counter()
+        table = self.fleet._table(obj)
+        key = self.fleet.key(obj)
+        if table is None or key not in table:
+            return ChangeReport(obj.ref)
+        del table[key]
+        if isinstance(obj, AddOnPlacementScore):
+            report = self._score_changed((obj.namespace, obj.name), None)
+        else:
+            report = self._schedule_all(obj.ref)
+        report.seconds = time.perf_counter() - start
+        return report
+
+    # -- the full run -----------------------------------------------------------------
+
+    def _schedule_all(self, change: str = "") -> ChangeReport:
+        result = schedule(self.fleet, self.now)
+        snapshot = result.snapshot
+        self._result = result
+        self._final = snapshot.decisions  # the store after the run, as schedule leaves it
+        # The store before the run: every placement's own decisions stay the input ones
+        # until its step, and its counts are set to a step's counts to replay that step.
+        inputs = self._inputs = DecisionStore(
+            (self.fleet.decisions[k] for k in sorted(self.fleet.decisions)), snapshot.index
+        )
+        self._keys = [(r.placement.namespace, r.placement.name) for r in result.placements]
+        old, old_outside = [], []
+        for key in self._keys:
+            positions, outside = self._positions(inputs.owned(*key))
+            old.append(positions)
+            old_outside.append(outside)
+        new = [
+            self._positions(r.decisions)[0] if r.outcome is not None else old[j]
+            for j, r in enumerate(result.placements)
+        ]
+        self._ledger = Ledger(inputs.counts, inputs.outside, old, old_outside, new)
+        outcomes = [r.outcome for r in result.placements]
+        self._ledger.record_run(
+            [o is not None and "Balance" in o.raw_scores for o in outcomes],
+            [o.feasible_ids if o is not None else _NONE for o in outcomes],
+        )
+        # Placements by their candidate list (a change looks only at lists it touches).
+        self._groups: dict[object, list[int]] = {}
+        for j, key in enumerate(self._keys):
+            self._groups.setdefault(candidates_key(self.fleet.placements[key]), []).append(j)
+        return ChangeReport(change, list(self._keys), list(self._keys), full=True)
+
+    def _positions(self, decisions: Iterable[PlacementDecision]) -> tuple[np.ndarray, Counter[str]]:
+        """The fleet positions the decisions name (repeats kept), and other names."""
+        index = self._result.snapshot.index
+        positions: list[int] = []
+        outside: Counter[str] = Counter()
+        for pd in decisions:
+            for name in pd.cluster_names:
+                found = index.get(name)
+                if found is None:
+                    outside[name] += 1
+                else:
+                    positions.append(found)
+        return np.array(positions, dtype=np.int64), outside
+
+    # -- what a change reaches ---------------------------------------------------------
+
+    def _cluster_updated(self, cluster: ManagedCluster) -> ChangeReport:
+        snapshot = self._result.snapshot
+        self.fleet.clusters[cluster.name] = cluster
+        old = snapshot.replace_cluster(cluster)
+        position = snapshot.index[cluster.name]
+        resources = _resources(old) != _resources(cluster)
+        if resources:
+            resource.refresh_cluster(snapshot, position)
+        labels = old.labels != cluster.labels or old.claims != cluster.claims
+        taints = old.taints != cluster.taints
+        dirty: set[int] = set()
+        with self._stepping():
+            for key, before, after in refresh_cluster(snapshot, cluster.name):
+                for j in self._groups.get(key, ()):
+                    if before is not after:  # the candidate list itself changed
+                        dirty.add(j)
+                        continue
+                    outcome = self._result.placements[j].outcome
+                    if outcome is None:
+                        continue
+                    _forget_explanations(outcome)
+                    placement = self.fleet.placements[self._keys[j]]
+                    # Labels, claims and taints feed the filters; CEL can read anything.
+                    filters = labels or taints or _cel(placement)
+                    was = _stage_of(outcome, position)
+                    now = self._stage(placement, position) if filters else was
+                    feasible = now == len(FILTERS)
+                    scored = resources and any(
+                        n.startswith("ResourceAllocatable") for n in outcome.raw_scores
+                    )
+                    if was != now or (
+                        feasible and (scored or (labels and _reads_labels(placement)))
+                    ):
+                        dirty.add(j)
+        if taints:
+            # A toleration's expiry on a cluster the placement already had sets its requeue.
+            for j in self._ledger.named_by(position):
+                if self.fleet.placements[self._keys[j]].spec.tolerations:
+                    dirty.add(j)
+        return self._reschedule(dirty, cluster.ref)
+
+    def _score_changed(self, key: Key, score: AddOnPlacementScore | None) -> ChangeReport:
+        snapshot = self._result.snapshot
+        cluster, name = key
+        if score is None:
+            self.fleet.scores.pop(key, None)
+            snapshot.scores.pop(key, None)
+        else:
+            self.fleet.scores[key] = score
+            snapshot.scores[key] = score
+        addon.refresh_score(snapshot, cluster, name)
+        change = f"AddOnPlacementScore/{cluster}/{name}"
+        position = snapshot.index.get(cluster)
+        if position is None:
+            return ChangeReport(change)
+        prefix = f"AddOn/{name}/"
+        dirty: set[int] = set()
+        with self._stepping():
+            for group_key, candidates in self._candidate_lists():
+                if not candidates.has(position):
+                    continue
+                for j in self._groups.get(group_key, ()):
+                    outcome = self._result.placements[j].outcome
+                    if outcome is None:
+                        continue
+                    _forget_explanations(outcome)
+                    placement = self.fleet.placements[self._keys[j]]
+                    was = _stage_of(outcome, position)
+                    now = self._stage(placement, position) if _cel(placement) else was
+                    scored = any(n.startswith(prefix) for n in outcome.raw_scores)
+                    if was != now or (now == len(FILTERS) and scored):
+                        dirty.add(j)
+        return self._reschedule(dirty, change)
+
+    def _candidate_lists(self) -> list[tuple[object, Candidates]]:
+        memo = self._result.snapshot.memo
+        return [(k, v) for k, v in memo.items() if isinstance(k, tuple) and k[0] == "candidates"]
+
+    def _stage(self, placement: Placement, position: int) -> int:
+        """How many filters of ``placement`` the cluster at ``position`` passes now."""
+        ctx = Context(placement, self._result.snapshot, self.now)
+        ids = np.array([position], dtype=np.int64)
+        for passed, plugin in enumerate(FILTERS):
+            ids = plugin.filter_ids(ctx, ids).ids
+            if not len(ids):
+                return passed
+        return len(FILTERS)
+
+    # -- scheduling again -----------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def _stepping(self) -> Iterator[None]:
+        """Let the snapshot show the input decisions (a placement's own decisions at its
+        step) instead of the run's final ones, and pause the collector."""
+        snapshot = self._result.snapshot
+        snapshot.decisions = self._inputs
+        try:
+            with _collector_paused():
+                yield
+        finally:
+            snapshot.decisions = self._final
+
+    def _reschedule(self, dirty: set[int], change: str) -> ChangeReport:
+        """Schedule the ``dirty`` steps again in run order, and every later step whose
+        Balance view their new decisions change."""
+        report = ChangeReport(change)
+        queue = sorted(dirty)
+        heapq.heapify(queue)
+        shift: dict[int, int] = {}  # count change per cluster, relative to the old run
+        done = -1
+        with self._stepping():
+            while queue:
+                j = heapq.heappop(queue)
+                if j <= done:
+                    continue  # queued twice
+                done = j
+                delta = self._reschedule_step(j)
+                report.rescheduled.append(self._keys[j])
+                if not delta:
+                    continue
+                report.changed.append(self._keys[j])
+                for position, change_by in delta.items():
+                    shift[position] = shift.get(position, 0) + change_by
+                    for later in self._ledger.sensitive(position, j, shift[position]).tolist():
+                        heapq.heappush(queue, later)
+        return report
+
+    def _reschedule_step(self, j: int) -> dict[int, int]:
+        """Schedule step j again against the counts it sees; returns how its decisions
+        change the counts (by position)."""
+        ledger, inputs = self._ledger, self._inputs
+        key = self._keys[j]
+        inputs.counts = counts = ledger.counts_at(j)
+        inputs.outside = outside = ledger.outside_at(j)
+        result = _schedule_one(self._result.snapshot, self.fleet.placements[key], self.now)
+        self._result.placements[j] = result
+        outcome = result.outcome
+        if outcome is None:  # skipped or failed: it keeps its input decisions
+            ledger.record_balance(j, False, 0, _NONE)
+            return ledger.select(j, ledger.old[j])
+        self._final.replace(*key, result.decisions)
+        ran = "Balance" in outcome.raw_scores
+        maximum = view_max(counts, ledger.old[j], outside, ledger.old_outside[j]) if ran else 0
+        ledger.record_balance(j, ran, maximum, outcome.feasible_ids)
+        return ledger.select(j, self._positions(result.decisions)[0])
+
+
+def _stage_of(outcome: Outcome, position: int) -> int:
+    """How many filters the cluster passed in ``outcome``; -1 when the outcome is not
+    a plain filter pass (a filter or a prioritizer was misconfigured), which a change
+    of any candidate may alter."""
+    if not outcome.status.ok or len(outcome.filter_steps) < len(FILTERS):
+        return -1
+    for passed, (_, _, kept) in enumerate(outcome.filter_steps):
+        if not _has(kept, position):
+            return passed
+    return len(FILTERS)
+
+
+def _has(ids: np.ndarray, position: int) -> bool:
+    at = int(np.searchsorted(ids, position))
+    return at < len(ids) and int(ids[at]) == position
+
+
+def _resources(cluster: ManagedCluster) -> object:
+    status = cluster.status
+    return None if status is None else (status.allocatable, status.capacity)
+
+
+def _cel(placement: Placement) -> bool:
+    """Whether a predicate has CEL expressions (they can read any part of a cluster and
+    its add-on scores)."""
+    for predicate in placement.spec.predicates or []:
+        selector = predicate.required_cluster_selector
+        cel = selector.cel_selector if selector is not None else None
+        if cel is not None and cel.cel_expressions:
+            return True
+    return False
+
+
+def _reads_labels(placement: Placement) -> bool:
+    """Whether the labels or claims of feasible clusters matter beyond the filters:
+    spread constraints, and decision groups chosen by selectors."""
+    if spread_constraints(placement):
+        return True
+    strategy = placement.spec.decision_strategy
+    group = strategy.group_strategy if strategy else None
+    return bool(group and group.decision_groups)
+
+
+def _forget_explanations(outcome: Outcome) -> None:
+    """Reasons and notes are worked out from the cluster when first asked for; a changed
+    cluster needs them worked out again."""
+    outcome.__dict__.pop("rejected", None)
+    outcome.__dict__.pop("notes", None)
