@@ -202,3 +202,118 @@ def clusters_yaml(count: int, seed: int = 11) -> str:
 
     rng = random.Random(seed)
     return yaml.safe_dump_all([realistic_cluster(i, rng) for i in range(count)], sort_keys=False)
+
+
+TEAMS = 50
+
+
+def s3_fleet(
+    clusters: int, placements: int, scoped: bool = True, seed: int = 13
+) -> list[KubeObject]:
+    """A fleet shared by teams: each team's namespace is bound to its own cluster set
+    (``scoped``) or every namespace to one set of all clusters. Placements mix the
+    default policy (Balance + Steady), resource-based and add-on-based Exact policies,
+    label and claim predicates, tolerations, and 1 to 5 clusters each."""
+    rng = random.Random(seed)
+    teams = min(TEAMS, clusters)
+    objects: list[KubeObject] = []
+    for i in range(clusters):
+        body = realistic_cluster(i, rng)
+        team = f"team-{i % teams:02d}"
+        body["metadata"]["labels"][f"{G}/clusterset"] = team if scoped else "fleet"
+        objects.append(ManagedCluster.model_validate(body))
+        objects.append(_score(i, rng.randint(0, 100)))
+    for name in [f"team-{t:02d}" for t in range(teams)] if scoped else ["fleet"]:
+        objects.append(_set(name))
+    for t in range(teams):
+        namespace = f"team-{t:02d}"
+        objects.append(_binding(namespace, namespace if scoped else "fleet"))
+    for k in range(placements):
+        objects.append(_s3_placement(f"team-{k % teams:02d}", f"app-{k:05d}", rng))
+    return objects
+
+
+def score_object(i: int, value: int) -> AddOnPlacementScore:
+    """Add-on ``demo``'s score of cluster ``i``."""
+    return _score(i, value)
+
+
+def _score(i: int, value: int) -> AddOnPlacementScore:
+    return AddOnPlacementScore.model_validate(
+        {
+            "apiVersion": f"{G}/v1alpha1",
+            "kind": "AddOnPlacementScore",
+            "metadata": {"name": "demo", "namespace": f"cluster{i}"},
+            "status": {"scores": [{"name": "demo", "value": value}]},
+        }
+    )
+
+
+def _set(name: str) -> ManagedClusterSet:
+    return ManagedClusterSet.model_validate(
+        {"apiVersion": f"{G}/v1beta2", "kind": "ManagedClusterSet", "metadata": {"name": name}}
+    )
+
+
+def _binding(namespace: str, set_name: str) -> ManagedClusterSetBinding:
+    return ManagedClusterSetBinding.model_validate(
+        {
+            "apiVersion": f"{G}/v1beta2",
+            "kind": "ManagedClusterSetBinding",
+            "metadata": {"name": set_name, "namespace": namespace},
+            "spec": {"clusterSet": set_name},
+        }
+    )
+
+
+def _s3_placement(namespace: str, name: str, rng: random.Random) -> Placement:
+    labels: dict[str, str] = {"environment": rng.choice(ENVIRONMENTS)}
+    if rng.random() < 0.5:
+        labels["region"] = rng.choice(REGIONS)
+    selector: dict[str, Any] = {"labelSelector": {"matchLabels": labels}}
+    if rng.random() < 0.2:
+        selector["claimSelector"] = {
+            "matchExpressions": [
+                {
+                    "key": "platform.open-cluster-management.io",
+                    "operator": "In",
+                    "values": ["AWS", "GCP"],
+                }
+            ]
+        }
+    spec: dict[str, Any] = {
+        "numberOfClusters": rng.randint(1, 5),
+        "predicates": [{"requiredClusterSelector": selector}],
+    }
+    if rng.random() < 0.2:
+        spec["tolerations"] = [{"key": "dedicated", "operator": "Exists"}]
+    policy = rng.random()
+    if policy < 0.25:
+        spec["prioritizerPolicy"] = {
+            "mode": "Exact",
+            "configurations": [
+                {"scoreCoordinate": {"builtIn": "ResourceAllocatableCPU"}},
+                {"scoreCoordinate": {"builtIn": "ResourceAllocatableMemory"}},
+            ],
+        }
+    elif policy < 0.5:
+        spec["prioritizerPolicy"] = {
+            "mode": "Additive",
+            "configurations": [
+                {
+                    "scoreCoordinate": {
+                        "type": "AddOn",
+                        "addOn": {"resourceName": "demo", "scoreName": "demo"},
+                    },
+                    "weight": 2,
+                }
+            ],
+        }
+    return Placement.model_validate(
+        {
+            "apiVersion": f"{G}/v1beta1",
+            "kind": "Placement",
+            "metadata": {"name": name, "namespace": namespace},
+            "spec": spec,
+        }
+    )

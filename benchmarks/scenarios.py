@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 import resource
+import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -13,8 +14,9 @@ from typing import Any
 
 from benchmarks import fleets
 from clusterplace import labels
-from clusterplace.api import Fleet, Source, decode, read_documents
-from clusterplace.scheduling import Snapshot, schedule, schedule_placement
+from clusterplace.api import Fleet, KubeObject, ManagedCluster, Source, decode, read_documents
+from clusterplace.scheduling import ScheduleResult, Snapshot, schedule, schedule_placement
+from clusterplace.scheduling.incremental import IncrementalSchedule
 
 NOW = datetime(2026, 11, 22, tzinfo=UTC)
 
@@ -53,6 +55,48 @@ def _s2_index(size: dict[str, int]) -> tuple[float, float]:
     start = time.perf_counter()
     schedule_placement(Snapshot(fleet), placement, NOW)
     return time.perf_counter() - start, size["clusters"]
+
+
+def _changed_cluster(cluster: ManagedCluster, k: int, rng: random.Random) -> ManagedCluster:
+    """Cluster ``cluster`` after change ``k``: its environment label, its taints, in turn."""
+    body = cluster.to_dict()
+    if k % 2 == 0:
+        labels = body["metadata"]["labels"]
+        labels["environment"] = rng.choice(
+            [e for e in fleets.ENVIRONMENTS if e != labels.get("environment")]
+        )
+    else:
+        spec = body.setdefault("spec", {})
+        unreachable = {"key": f"{fleets.G}/unreachable", "effect": "NoSelect"}
+        spec["taints"] = [] if spec.get("taints") else [unreachable]
+    return ManagedCluster.model_validate(body)
+
+
+def run_s3(size: dict[str, int], scoped: bool = True) -> tuple[float, float]:
+    """Median time of one change (a label, a taint or an add-on score, in turn) to an
+    already scheduled fleet; then checks the result against a full reschedule."""
+    fleet = Fleet.of(fleets.s3_fleet(size["clusters"], size["placements"], scoped))
+    engine = IncrementalSchedule(fleet, now=NOW)
+    rng = random.Random(17)
+    times = []
+    for k in range(size["changes"]):
+        i = rng.randrange(size["clusters"])
+        if k % 3 == 2:
+            change: KubeObject = fleets.score_object(i, rng.randint(0, 100))
+        else:
+            change = _changed_cluster(engine.fleet.clusters[f"cluster{i}"], k, rng)
+        times.append(engine.apply(change).seconds)
+    full = schedule(engine.fleet, now=NOW)
+    if _observed(engine.result) != _observed(full):
+        raise AssertionError("S3: the incremental result differs from a full reschedule")
+    return statistics.median(times), 1
+
+
+def _observed(result: ScheduleResult) -> list[object]:
+    return [
+        (r.placement.model_dump(), [pd.model_dump() for pd in r.decisions], r.events)
+        for r in result.placements
+    ]
 
 
 def _s4(size: dict[str, int]) -> tuple[float, float]:
@@ -137,6 +181,24 @@ SCENARIOS = [
         {"clusters": 2000},
         _s2_index,
         2.0,
+    ),
+    Scenario(
+        "S3",
+        "one change to a scheduled fleet (team cluster sets), median",
+        "changes",
+        {"clusters": 5000, "placements": 5000, "changes": 60},
+        {"clusters": 200, "placements": 200, "changes": 12},
+        run_s3,
+        0.02,
+    ),
+    Scenario(
+        "S3-global",
+        "the same with every cluster in one set bound everywhere",
+        "changes",
+        {"clusters": 5000, "placements": 5000, "changes": 60},
+        {"clusters": 200, "placements": 200, "changes": 12},
+        lambda size: run_s3(size, scoped=False),
+        0.02,
     ),
     Scenario(
         "S4",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, cast
 
 from clusterplace.labels._errors import SelectorError
 from clusterplace.labels.requirement import Operator, Requirement
@@ -21,14 +21,14 @@ LABEL_SELECTOR_OPERATORS = {
 }
 
 
-@runtime_checkable
+# Structural checks by attribute: isinstance() against a runtime-checkable Protocol
+# costs tens of microseconds, and selectors are converted on hot paths.
 class _ExpressionLike(Protocol):
     key: str
     operator: str
     values: Sequence[str] | None
 
 
-@runtime_checkable
 class _LabelSelectorLike(Protocol):
     match_labels: Mapping[str, str] | None
     match_expressions: Sequence[Any] | None
@@ -41,8 +41,9 @@ def _expression_fields(expr: object) -> tuple[str, str, list[str]]:
             str(expr.get("operator", "")),
             list(expr.get("values") or []),
         )
-    if isinstance(expr, _ExpressionLike):
-        return expr.key, str(expr.operator), list(expr.values or [])
+    if hasattr(expr, "key") and hasattr(expr, "operator") and hasattr(expr, "values"):
+        like = cast(_ExpressionLike, expr)
+        return like.key, str(like.operator), list(like.values or [])
     raise TypeError(f"not a label selector requirement: {expr!r}")
 
 
@@ -81,9 +82,10 @@ def from_label_selector(selector: object | None) -> Selector:
     if isinstance(selector, Mapping):
         labels = selector.get("matchLabels") or {}
         expressions = selector.get("matchExpressions") or []
-    elif isinstance(selector, _LabelSelectorLike):
-        labels = selector.match_labels or {}
-        expressions = selector.match_expressions or []
+    elif hasattr(selector, "match_labels") and hasattr(selector, "match_expressions"):
+        like = cast(_LabelSelectorLike, selector)
+        labels = like.match_labels or {}
+        expressions = like.match_expressions or []
     else:
         raise TypeError(f"not a label selector: {selector!r}")
     return _convert(labels, list(expressions))

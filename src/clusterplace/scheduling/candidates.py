@@ -42,7 +42,12 @@ class Candidates:
 
 
 def set_selector(snapshot: Snapshot, set_name: str) -> Selector:
-    """The selector of the ManagedClusterSet ``set_name`` (BuildClusterSelector)."""
+    """The selector of the ManagedClusterSet ``set_name`` (BuildClusterSelector), once
+    per snapshot."""
+    return snapshot.cached(("set selector", set_name), lambda: _set_selector(snapshot, set_name))
+
+
+def _set_selector(snapshot: Snapshot, set_name: str) -> Selector:
     cluster_set = snapshot.cluster_sets[set_name]
     selector = cluster_set.spec.cluster_selector
     if selector.selector_type == "ExclusiveClusterSetLabel":
@@ -57,12 +62,16 @@ def find_candidates(snapshot: Snapshot, placement: Placement) -> Candidates:
     """The placement's bindings, eligible sets and candidate clusters (cached per run:
     they depend only on the namespace and ``spec.clusterSets``)."""
     key = candidates_key(placement)
-    return snapshot.cached(key, lambda: _find(snapshot, key[1], key[2]))
+    table = snapshot.table("candidates")
+    found: Candidates | None = table.get(key)
+    if found is None:
+        found = table[key] = _find(snapshot, *key)
+    return found
 
 
-def candidates_key(placement: Placement) -> tuple[str, str, tuple[str, ...]]:
+def candidates_key(placement: Placement) -> tuple[str, tuple[str, ...]]:
     """Placements with equal keys have the same candidates."""
-    return ("candidates", placement.namespace, tuple(placement.spec.cluster_sets or ()))
+    return (placement.namespace, tuple(placement.spec.cluster_sets or ()))
 
 
 def refresh_cluster(snapshot: Snapshot, name: str) -> list[tuple[Hashable, Candidates, Candidates]]:
@@ -72,9 +81,8 @@ def refresh_cluster(snapshot: Snapshot, name: str) -> list[tuple[Hashable, Candi
     position = snapshot.index[name]
     cluster = snapshot.cluster_list[position]
     touched: list[tuple[Hashable, Candidates, Candidates]] = []
-    for key, before in list(snapshot.memo.items()):
-        if not (isinstance(key, tuple) and key[0] == "candidates"):
-            continue
+    table = snapshot.table("candidates")
+    for key, before in list(table.items()):
         labels = cluster.labels
         sets = [s for s in before.eligible_sets if set_selector(snapshot, s).matches(labels)]
         was = (before.has(position), name in before.terminating)
@@ -86,7 +94,7 @@ def refresh_cluster(snapshot: Snapshot, name: str) -> list[tuple[Hashable, Candi
                 before.clusters[int(np.searchsorted(before.ids, position))] = cluster
             touched.append((key, before, before))
         else:
-            after = snapshot.memo[key] = _find(snapshot, key[1], key[2])
+            after = table[key] = _find(snapshot, *key)
             touched.append((key, before, after))
     return touched
 

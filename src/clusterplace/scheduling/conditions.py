@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
+from functools import lru_cache
 
 from clusterplace.api import Condition, Placement
 from clusterplace.scheduling.framework import Code, Status
@@ -21,6 +22,9 @@ MISCONFIGURED = "PlacementMisconfigured"
 SATISFIED = "PlacementSatisfied"
 
 
+# Conditions are results, never changed once built (``set_condition`` makes copies), so
+# placements that reach the same condition at the same time share one object.
+@lru_cache(maxsize=1024)
 def _condition(type_: str, ok: bool, reason: str, message: str, now: datetime) -> Condition:
     return Condition.model_construct(
         type=type_,

@@ -11,12 +11,14 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from clusterplace.api import ManagedCluster, Placement, PlacementDecision
 from clusterplace.api.placement import (
     DECISION_GROUP_INDEX_LABEL,
     DECISION_GROUP_NAME_LABEL,
     PLACEMENT_LABEL,
+    ClusterDecision,
 )
 from clusterplace.labels import SelectorError, from_label_selector, from_requirements
 
@@ -66,12 +68,14 @@ Groups = list[tuple[str, tuple[str, ...]]]
 
 def make_groups(
     placement: Placement,
-    selected: Sequence[ManagedCluster],
+    selected: Sequence[str],
+    clusters: Mapping[str, ManagedCluster],
     claims_of: dict[str, dict[str, str]],
     scores: Mapping[str, int] | None = None,
 ) -> tuple[Groups, str | None]:
     """(group name, sorted cluster names) per decision group in index order, and the
-    misconfiguration found, if any.
+    misconfiguration found, if any. ``selected`` are cluster names; ``clusters`` holds
+    their objects, whose labels decision-group selectors match.
 
     As upstream: an invalid ``clustersPerDecisionGroup`` yields no groups at all; an
     invalid selector in ``decisionGroups[i]`` keeps the groups built before it. With
@@ -82,7 +86,7 @@ def make_groups(
     group_strategy = strategy.group_strategy if strategy else None
     if group_strategy is None and scores is None:
         # The common case: one unnamed group of every selected cluster, in name order.
-        return [("", tuple(sorted(c.name for c in selected)))], None
+        return [("", tuple(sorted(selected)))], None
 
     def order(names: Iterable[str]) -> list[str]:
         if scores is None:
@@ -93,7 +97,7 @@ def make_groups(
         length = group_length(placement, len(selected))
     except GroupError as err:
         return [], str(err)
-    remaining = {c.name: c for c in selected}
+    remaining = {name: clusters[name] for name in selected}
     groups: Groups = []
     for spec in (group_strategy.decision_groups if group_strategy else None) or []:
         selector = spec.group_cluster_selector
@@ -116,6 +120,14 @@ def make_groups(
     if not groups:
         groups.append(("", ()))
     return groups, None
+
+
+@lru_cache(maxsize=1 << 16)
+def _unscored(cluster: str) -> ClusterDecision:
+    """The decision entry of ``cluster`` without a score. Entries are results, never
+    changed once built, so one object per cluster serves every placement; pydantic takes
+    a model as it is, so validating a PlacementDecision does not repeat for them."""
+    return ClusterDecision(cluster_name=cluster, reason="")
 
 
 def build_decisions(
@@ -144,9 +156,9 @@ def build_decisions(
         for page in pages:
             pd_name = f"{placement.name}-decision-{len(decisions) + 1}"
             names.append(pd_name)
-            entries: list[dict[str, object]]
+            entries: list[ClusterDecision] | list[dict[str, object]]
             if scores is None:
-                entries = [{"clusterName": c, "reason": ""} for c in sorted(page)]
+                entries = [_unscored(c) for c in sorted(page)]
             else:
                 entries = [
                     {"clusterName": c, "reason": "", "score": scores.get(c, 0)} for c in page

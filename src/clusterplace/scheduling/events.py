@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from bisect import bisect_right
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import accumulate
+from operator import add
 from typing import Any
 
 __all__ = [
     "SCORE_MESSAGE_LIMIT",
     "Event",
+    "ScoreNotes",
+    "capped_message",
     "decision_event",
     "score_event",
     "score_message",
@@ -72,13 +77,46 @@ def score_message(totals: Mapping[str, int] | Iterable[tuple[str, int]]) -> str:
     ``totals`` is a mapping, or (name, score) pairs already in name order.
     """
     pairs = sorted(totals.items()) if isinstance(totals, Mapping) else totals
-    entries = []
-    length = 0
-    for name, score in pairs:
-        entry = f"{name}:{score} "
-        length += len(entry)
-        if length > SCORE_MESSAGE_LIMIT:
-            entries.append("......")
-            break
-        entries.append(entry)
-    return "".join(entries)
+    return capped_message([f"{name}:{score} " for name, score in pairs])
+
+
+class ScoreNotes:
+    """ScoreUpdate notes over one list of cluster names (a snapshot's, by position).
+
+    Both halves of each ``name:score `` entry are formatted once per run, the name's
+    here and the score's on first use (scores repeat across placements): formatting
+    them afresh for every placement was most of the cost of its note.
+    """
+
+    def __init__(self, names: Sequence[str]) -> None:
+        self._prefixes = [f"{name}:" for name in names]
+        self._texts = _ScoreTexts()
+        # Each entry takes at least the shortest prefix and "0 ", so no more than this
+        # many can fit (and they cannot all fit): later clusters need not be looked at.
+        shortest = min(map(len, self._prefixes), default=0) + 2
+        self.most = SCORE_MESSAGE_LIMIT // shortest + 1
+
+    def note(self, positions: Iterable[int], totals: Iterable[int]) -> str:
+        """The note for clusters at ``positions`` (in name order) with these totals; only
+        the first :attr:`most` can appear in it."""
+        prefixes, texts = self._prefixes, self._texts
+        return capped_message(
+            list(map(add, map(prefixes.__getitem__, positions), map(texts.__getitem__, totals)))
+        )
+
+
+class _ScoreTexts(dict[int, str]):
+    """``"<score> "`` by score, formatted on first use."""
+
+    def __missing__(self, score: int) -> str:
+        text = self[score] = f"{score} "
+        return text
+
+
+def capped_message(entries: Sequence[str]) -> str:
+    """The entries joined, up to the first one that takes the text past the limit,
+    which is replaced by ``......`` (upstream's cap on the ScoreUpdate note)."""
+    # Running lengths grow strictly, so a binary search finds the cut.
+    fit = bisect_right(list(accumulate(map(len, entries))), SCORE_MESSAGE_LIMIT)
+    text = "".join(entries[:fit])
+    return text if fit == len(entries) else text + "......"

@@ -21,10 +21,9 @@ decisions) schedules everything again, which is exact too.
 from __future__ import annotations
 
 import contextlib
-import heapq
 import time
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
@@ -39,11 +38,12 @@ from clusterplace.api import (
     PlacementDecision,
 )
 from clusterplace.scheduling.candidates import Candidates, candidates_key, refresh_cluster
+from clusterplace.scheduling.filters.chain import FILTERS, forget_chain, patch_chain
 from clusterplace.scheduling.framework import Context
 from clusterplace.scheduling.ledger import Ledger, view_max
 from clusterplace.scheduling.prioritizers import addon, resource
 from clusterplace.scheduling.prioritizers.policy import spread_constraints
-from clusterplace.scheduling.schedule import FILTERS, Outcome
+from clusterplace.scheduling.schedule import Outcome
 from clusterplace.scheduling.scheduler import (
     ScheduleResult,
     _collector_paused,
@@ -155,6 +155,12 @@ class IncrementalSchedule:
         self._groups: dict[object, list[int]] = {}
         for j, key in enumerate(self._keys):
             self._groups.setdefault(candidates_key(self.fleet.placements[key]), []).append(j)
+        # What the filters read of a placement: placements that agree on it (and on
+        # whether they already had a cluster) give the cluster the same verdict.
+        self._filter_specs = [
+            repr((p.spec.predicates, p.spec.tolerations))
+            for p in (self.fleet.placements[key] for key in self._keys)
+        ]
         return ChangeReport(change, list(self._keys), list(self._keys), full=True)
 
     def _positions(self, decisions: Iterable[PlacementDecision]) -> tuple[np.ndarray, Counter[str]]:
@@ -184,25 +190,30 @@ class IncrementalSchedule:
         labels = old.labels != cluster.labels or old.claims != cluster.claims
         taints = old.taints != cluster.taints
         dirty: set[int] = set()
+        stage = self._stages(position)
         with self._stepping():
             for key, before, after in refresh_cluster(snapshot, cluster.name):
+                candidate = after.has(position)
                 for j in self._groups.get(key, ()):
                     if before is not after:  # the candidate list itself changed
+                        forget_chain(snapshot, self.fleet.placements[self._keys[j]])
                         dirty.add(j)
                         continue
                     outcome = self._result.placements[j].outcome
-                    if outcome is None:
-                        continue
+                    if outcome is None or not candidate:
+                        continue  # (a terminating cluster that stays terminating)
                     _forget_explanations(outcome)
                     placement = self.fleet.placements[self._keys[j]]
                     # Labels, claims and taints feed the filters; CEL can read anything.
                     filters = labels or taints or _cel(placement)
                     was = _stage_of(outcome, position)
-                    now = self._stage(placement, position) if filters else was
+                    now = stage(j) if filters else was
                     feasible = now == len(FILTERS)
                     scored = resources and any(
                         n.startswith("ResourceAllocatable") for n in outcome.raw_scores
                     )
+                    if was != now:
+                        patch_chain(snapshot, placement, position, now)
                     if was != now or (
                         feasible and (scored or (labels and _reads_labels(placement)))
                     ):
@@ -230,6 +241,7 @@ class IncrementalSchedule:
             return ChangeReport(change)
         prefix = f"AddOn/{name}/"
         dirty: set[int] = set()
+        stage = self._stages(position)
         with self._stepping():
             for group_key, candidates in self._candidate_lists():
                 if not candidates.has(position):
@@ -241,18 +253,34 @@ class IncrementalSchedule:
                     _forget_explanations(outcome)
                     placement = self.fleet.placements[self._keys[j]]
                     was = _stage_of(outcome, position)
-                    now = self._stage(placement, position) if _cel(placement) else was
+                    now = stage(j) if _cel(placement) else was
                     scored = any(n.startswith(prefix) for n in outcome.raw_scores)
+                    if was != now:
+                        patch_chain(snapshot, placement, position, now)
                     if was != now or (now == len(FILTERS) and scored):
                         dirty.add(j)
         return self._reschedule(dirty, change)
 
     def _candidate_lists(self) -> list[tuple[object, Candidates]]:
-        memo = self._result.snapshot.memo
-        return [(k, v) for k, v in memo.items() if isinstance(k, tuple) and k[0] == "candidates"]
+        return list(self._result.snapshot.table("candidates").items())
+
+    def _stages(self, position: int) -> Callable[[int], int]:
+        """How many filters of step j's placement the cluster at ``position`` passes now,
+        as a function of j; worked out once per kind of placement."""
+        named = set(self._ledger.named_by(position))
+        found: dict[tuple[str, bool], int] = {}
+
+        def stage(j: int) -> int:
+            kind = (self._filter_specs[j], j in named)
+            passed = found.get(kind)
+            if passed is None:
+                placement = self.fleet.placements[self._keys[j]]
+                passed = found[kind] = self._stage(placement, position)
+            return passed
+
+        return stage
 
     def _stage(self, placement: Placement, position: int) -> int:
-        """How many filters of ``placement`` the cluster at ``position`` passes now."""
         ctx = Context(placement, self._result.snapshot, self.now)
         ids = np.array([position], dtype=np.int64)
         for passed, plugin in enumerate(FILTERS):
@@ -279,16 +307,13 @@ class IncrementalSchedule:
         """Schedule the ``dirty`` steps again in run order, and every later step whose
         Balance view their new decisions change."""
         report = ChangeReport(change)
-        queue = sorted(dirty)
-        heapq.heapify(queue)
+        pending = np.zeros(len(self._keys), dtype=bool)
+        pending[list(dirty)] = True
         shift: dict[int, int] = {}  # count change per cluster, relative to the old run
-        done = -1
+        j = -1
         with self._stepping():
-            while queue:
-                j = heapq.heappop(queue)
-                if j <= done:
-                    continue  # queued twice
-                done = j
+            while (found := _next_pending(pending, j)) is not None:
+                j = found
                 delta = self._reschedule_step(j)
                 report.rescheduled.append(self._keys[j])
                 if not delta:
@@ -296,8 +321,7 @@ class IncrementalSchedule:
                 report.changed.append(self._keys[j])
                 for position, change_by in delta.items():
                     shift[position] = shift.get(position, 0) + change_by
-                    for later in self._ledger.sensitive(position, j, shift[position]).tolist():
-                        heapq.heappush(queue, later)
+                    pending[self._ledger.sensitive(position, j, shift[position])] = True
         return report
 
     def _reschedule_step(self, j: int) -> dict[int, int]:
@@ -318,6 +342,13 @@ class IncrementalSchedule:
         maximum = view_max(counts, ledger.old[j], outside, ledger.old_outside[j]) if ran else 0
         ledger.record_balance(j, ran, maximum, outcome.feasible_ids)
         return ledger.select(j, self._positions(result.decisions)[0])
+
+
+def _next_pending(pending: np.ndarray, after: int) -> int | None:
+    """The first step after ``after`` still to be scheduled again."""
+    later = pending[after + 1 :]
+    ahead = int(later.argmax()) if len(later) else 0
+    return after + 1 + ahead if len(later) and later[ahead] else None
 
 
 def _stage_of(outcome: Outcome, position: int) -> int:

@@ -15,13 +15,14 @@ import numpy as np
 
 from clusterplace.api import Placement
 from clusterplace.scheduling.candidates import Candidates, find_candidates
-from clusterplace.scheduling.events import SCORE_MESSAGE_LIMIT, score_message
-from clusterplace.scheduling.filters.predicate import PredicateFilter
+from clusterplace.scheduling.events import ScoreNotes
+from clusterplace.scheduling.filters.chain import FILTERS, run_filters
 from clusterplace.scheduling.filters.taint_toleration import TaintTolerationFilter
 from clusterplace.scheduling.framework import Code, Context, FilterPlugin, Status
 from clusterplace.scheduling.prioritizers.policy import (
     SPREAD,
     build_prioritizers,
+    policy_key,
     spread_constraints,
 )
 from clusterplace.scheduling.snapshot import Snapshot
@@ -29,7 +30,6 @@ from clusterplace.scheduling.spread import spread_select
 
 __all__ = ["FILTERS", "Outcome", "schedule_placement"]
 
-FILTERS: tuple[FilterPlugin, ...] = (PredicateFilter(), TaintTolerationFilter())
 _EMPTY = np.zeros(0, dtype=np.int64)
 
 
@@ -129,11 +129,12 @@ class Outcome:
 
     def score_message(self) -> str:
         """ScoreUpdate's note for this run (feasible positions are already in name order)."""
-        names = self.context.snapshot.names if self.context else []
-        # Every entry takes at least 4 characters, so no more than this many can fit.
-        most = SCORE_MESSAGE_LIMIT // 4 + 1
-        ids, totals = self.feasible_ids[:most].tolist(), self.total_scores[:most].tolist()
-        return score_message((names[p], t) for p, t in zip(ids, totals, strict=True))
+        if self.context is None:
+            return ""
+        snapshot = self.context.snapshot
+        notes = snapshot.cached(("score notes",), lambda: ScoreNotes(snapshot.names))
+        most = notes.most
+        return notes.note(self.feasible_ids[:most].tolist(), self.total_scores[:most].tolist())
 
 
 def _top(ids: np.ndarray, totals: np.ndarray, wanted: int | None) -> np.ndarray:
@@ -144,9 +145,9 @@ def _top(ids: np.ndarray, totals: np.ndarray, wanted: int | None) -> np.ndarray:
     if wanted <= 0:
         return ids[:0]
     threshold = np.partition(totals, len(totals) - wanted)[len(totals) - wanted]
-    contenders = np.flatnonzero(totals >= threshold)
+    contenders = np.nonzero(totals >= threshold)[0]
     order = np.lexsort((ids[contenders], -totals[contenders]))
-    return ids[contenders[order][:wanted]]
+    return ids[contenders[order[:wanted]]]
 
 
 def _merge(current: Status, new: Status) -> Status:
@@ -161,16 +162,16 @@ def schedule_placement(snapshot: Snapshot, placement: Placement, now: datetime) 
     outcome = Outcome(Status.success(), candidates, ctx)
 
     ids = candidates.ids
-    for plugin in FILTERS:
-        result = plugin.filter_ids(ctx, ids)
-        if not result.status.ok:
-            outcome.status = result.status
-            return outcome
-        outcome.status = _merge(outcome.status, result.status)
-        outcome.filter_steps.append((plugin, ids, result.ids))
-        ids = result.ids
+    outcome.filter_steps, outcome.status = run_filters(ctx, ids)
+    if not outcome.status.ok:
+        return outcome
+    if outcome.filter_steps:
+        ids = outcome.filter_steps[-1][2]
 
-    prioritizers, spread_weight, status = build_prioritizers(placement)
+    # Prioritizers keep no state of their own: placements with the same policy share them.
+    prioritizers, spread_weight, status = snapshot.cached(
+        ("prioritizers", policy_key(placement)), lambda: build_prioritizers(placement)
+    )
     if not status.ok:
         outcome.status = status
         return outcome

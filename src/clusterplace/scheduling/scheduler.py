@@ -14,11 +14,7 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
 from clusterplace.api import Fleet, KubeObject, Placement, PlacementDecision
-from clusterplace.api.placement import (
-    DISABLE_SCHEDULING_ANNOTATION,
-    DecisionGroupStatus,
-    PlacementStatus,
-)
+from clusterplace.api.placement import DISABLE_SCHEDULING_ANNOTATION, PlacementStatus
 from clusterplace.scheduling.candidates import SetSelectorError
 from clusterplace.scheduling.conditions import (
     misconfigured_condition,
@@ -119,12 +115,20 @@ def _collector_paused() -> Iterator[None]:
     A run allocates many small objects that form no reference cycles (decisions, events,
     statuses); the collector's repeated scans of the growing heap cost about 40% of a
     10,000-placement run. Reference counting still frees everything as usual.
+
+    The objects the run leaves behind are its results, not garbage: they are moved to
+    the oldest generation without a scan (freeze, then unfreeze). Otherwise the first
+    collection after the run would scan every one of them as young objects (about
+    0.25 s after 10,000 placements).
     """
     enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
+        if gc.get_freeze_count() == 0:  # unfreezing must not release anyone else's objects
+            gc.freeze()
+            gc.unfreeze()
         if enabled:
             gc.enable()
 
@@ -182,13 +186,13 @@ def _schedule_one(snapshot: Snapshot, placement: Placement, now: datetime) -> Pl
     if not status.ok:
         outcome.selected, outcome.unscheduled = [], 0
     selected = outcome.selected
-    chosen = [snapshot.clusters[n] for n in selected]
+    clusters = snapshot.clusters
     strategy = placement.spec.decision_strategy
     grouped = bool(strategy and strategy.group_strategy and strategy.group_strategy.decision_groups)
     # Claims matter only to decision-group selectors.
-    claims = {c.name: snapshot.claims(c) for c in chosen} if grouped else {}
+    claims = {n: snapshot.claims(clusters[n]) for n in selected} if grouped else {}
     by_score = outcome.totals if placement.spec.sort_by == "Score" else None
-    built, group_error = make_groups(placement, chosen, claims, by_score)
+    built, group_error = make_groups(placement, selected, clusters, claims, by_score)
     groups, decisions = build_decisions(placement, built, by_score)
     if group_error is not None:
         # Upstream lets a group-generation error override the scheduler's status.
@@ -197,18 +201,22 @@ def _schedule_one(snapshot: Snapshot, placement: Placement, now: datetime) -> Pl
     conditions = list((placement.status.conditions if placement.status else None) or [])
     conditions = set_condition(conditions, misconfigured_condition(status, now))
     conditions = set_condition(conditions, satisfied_condition(placement, outcome, status, now))
-    new_status = PlacementStatus.model_construct(
-        number_of_selected_clusters=len(selected),
-        decision_groups=[
-            DecisionGroupStatus.model_construct(
-                decision_group_index=g.index,
-                decision_group_name=g.name,
-                decisions=list(g.decision_names),
-                cluster_count=len(g.clusters),
-            )
-            for g in groups
-        ],
-        conditions=conditions,
+    # One validation in pydantic's core is faster than model_construct from Python; the
+    # conditions are models already, which it takes as they are.
+    new_status = PlacementStatus.model_validate(
+        {
+            "numberOfSelectedClusters": len(selected),
+            "decisionGroups": [
+                {
+                    "decisionGroupIndex": g.index,
+                    "decisionGroupName": g.name,
+                    "decisions": list(g.decision_names),
+                    "clusterCount": len(g.clusters),
+                }
+                for g in groups
+            ],
+            "conditions": conditions,
+        }
     )
     updated = placement.model_copy(update={"status": new_status})
     requeue = None if outcome.requeue_at is None else outcome.requeue_at - now

@@ -143,6 +143,7 @@ class Snapshot:
         self._unstructured: dict[str, dict[str, Any]] = {}
         # Per-run indexes: none of these inputs change while placements are scheduled.
         self.memo: dict[Hashable, Any] = {}
+        self._last_key: tuple[np.ndarray, bytes] | None = None  # see _content_key
 
     def claims(self, cluster: ManagedCluster) -> dict[str, str]:
         """The cluster's claims as a map (cached: every predicate asks)."""
@@ -179,25 +180,46 @@ class Snapshot:
             value = self.memo[key] = compute()
             return value
 
+    def table(self, kind: str) -> dict[Any, Any]:
+        """A per-run index of many entries of one kind (kept apart from the other memos
+        so that refreshing one kind does not scan them all)."""
+        found = self.memo.get(kind)
+        if found is None:
+            found = self.memo[kind] = {}
+        return cast(dict[Any, Any], found)
+
     def shared(self, name: str, ids: np.ndarray, compute: Callable[[], T]) -> T:
         """``compute()`` once per set of positions for ``name``: for results that depend
         only on which clusters are scored, so placements over the same clusters share
         them (large sets are not kept: they are rarely repeated)."""
         if len(ids) > MEMO_LIMIT:
             return compute()
-        table: dict[bytes, T] = self.cached(("shared", name), dict)
-        key = ids.tobytes()
+        shared = self.table("shared")
+        table: dict[bytes, T] | None = shared.get(name)
+        if table is None:
+            table = shared[name] = {}
+        key = self._content_key(ids)
         try:
             return table[key]
         except KeyError:
             value = table[key] = compute()
             return value
 
+    def _content_key(self, ids: np.ndarray) -> bytes:
+        """``ids.tobytes()``, reused while the same array is asked about (arrays of
+        positions are never changed in place): placements over the same candidates pass
+        the very same array to every prioritizer, and copying and hashing its bytes each
+        time costs more than the lookup it serves."""
+        last = self._last_key
+        if last is None or last[0] is not ids:
+            last = self._last_key = (ids, ids.tobytes())
+        return last[1]
+
     def forget_shared(self, prefix: str) -> None:
         """Drop the shared results of every name starting with ``prefix``."""
-        for key in [k for k in self.memo if isinstance(k, tuple) and k[0] == "shared"]:
-            if str(key[1]).startswith(prefix):
-                del self.memo[key]
+        shared = self.table("shared")
+        for name in [n for n in shared if n.startswith(prefix)]:
+            del shared[name]
 
     def replace_cluster(self, cluster: ManagedCluster) -> ManagedCluster:
         """Put a new version of cluster ``cluster.name`` (already in the snapshot) in

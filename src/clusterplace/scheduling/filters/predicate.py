@@ -40,7 +40,18 @@ def _compile(predicate: ClusterPredicate) -> _Compiled:
 
 
 def _compile_all(ctx: Context) -> list[_Compiled]:
-    return [_compile(p) for p in ctx.placement.spec.predicates or []]
+    """The placement's predicates, compiled once per snapshot (a placement is filtered
+    again when explained, or when an incremental run reschedules it)."""
+    placement = ctx.placement
+    table = ctx.snapshot.table("compiled predicates")
+    key = (placement.namespace, placement.name)
+    found = table.get(key)
+    if found is not None and found[0] is placement:
+        compiled: list[_Compiled] = found[1]
+        return compiled
+    compiled = [_compile(p) for p in placement.spec.predicates or []]
+    table[key] = (placement, compiled)
+    return compiled
 
 
 def _first_failure(predicate: _Compiled, cluster: ManagedCluster, ctx: Context) -> str | None:

@@ -6,6 +6,8 @@ the decisions of this placement itself (same label and namespace).
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from clusterplace.scheduling.framework import Context, PrioritizerPlugin, Scored
@@ -13,9 +15,31 @@ from clusterplace.scheduling.framework import Context, PrioritizerPlugin, Scored
 __all__ = ["BalancePrioritizer", "balance_score"]
 
 
+# Largest count for which Balance looks scores up in a table of every possible score.
+TABLE_LIMIT = 4096
+
+
 def balance_score(count: int, max_count: int) -> int:
     """``2 * int(100 * (0.5 - count/max))``, truncated toward zero as Go's int() does."""
     return 2 * int(100 * (0.5 - count / max_count))
+
+
+def _scores(counts: np.ndarray, max_count: int) -> np.ndarray:
+    """:func:`balance_score` of each count (100 for a count of 0), in float64 exactly as
+    upstream: 2 * int64(100 * (0.5 - count/max))."""
+    usage = counts.astype(np.float64) / float(max_count)
+    scores = 2 * np.trunc(100.0 * (0.5 - usage)).astype(np.int64)
+    return np.where(counts > 0, scores, 100).astype(np.int64)
+
+
+@lru_cache(maxsize=256)
+def _table(max_count: int) -> np.ndarray:
+    """The score of every count from 0 to ``max_count``. Each count Balance scores lies in
+    that range, so one lookup replaces the arithmetic, and placements that see the same
+    largest count (most of a run's) share the table."""
+    table = _scores(np.arange(max_count + 1), max_count)
+    table.flags.writeable = False  # shared
+    return table
 
 
 class BalancePrioritizer(PrioritizerPlugin):
@@ -37,11 +61,11 @@ class BalancePrioritizer(PrioritizerPlugin):
         finally:
             for position, count in own_positions:
                 counts[position] += count
-        outside = max((c - own.get(n, 0) for n, c in store.outside.items()), default=0)
-        max_count = max(max_count, outside)
+        if store.outside:
+            outside = max(c - own.get(n, 0) for n, c in store.outside.items())
+            max_count = max(max_count, outside)
         if max_count <= 0:
             return Scored(np.full(len(ids), 100, dtype=np.int64))
-        # float64 exactly as upstream: 2 * int64(100 * (0.5 - count/max)).
-        usage = chosen.astype(np.float64) / float(max_count)
-        scores = 2 * np.trunc(100.0 * (0.5 - usage)).astype(np.int64)
-        return Scored(np.where(chosen > 0, scores, 100).astype(np.int64))
+        if max_count > TABLE_LIMIT:
+            return Scored(_scores(chosen, max_count))
+        return Scored(_table(max_count)[chosen])

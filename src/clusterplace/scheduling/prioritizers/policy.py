@@ -6,7 +6,7 @@ configured. Entries of weight 0 are skipped, without validation.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 
 from clusterplace.api import Placement
@@ -17,7 +17,7 @@ from clusterplace.scheduling.prioritizers.balance import BalancePrioritizer
 from clusterplace.scheduling.prioritizers.resource import ResourcePrioritizer
 from clusterplace.scheduling.prioritizers.steady import SteadyPrioritizer
 
-__all__ = ["SPREAD", "Weighted", "build_prioritizers", "spread_constraints"]
+__all__ = ["SPREAD", "Weighted", "build_prioritizers", "policy_key", "spread_constraints"]
 
 BUILT_IN: dict[str, Callable[[], PrioritizerPlugin]] = {
     "Balance": BalancePrioritizer,
@@ -40,6 +40,26 @@ SPREAD_DEFAULT_WEIGHT = 2  # the spread-policy enhancement's Additive default
 def spread_constraints(placement: Placement) -> list[SpreadConstraint]:
     spread = placement.spec.spread_policy
     return list((spread.spread_constraints if spread else None) or [])
+
+
+def policy_key(placement: Placement) -> Hashable:
+    """Everything :func:`build_prioritizers` reads from ``placement``, as a hashable value
+    (placements with equal keys get the same prioritizers)."""
+    policy = placement.spec.prioritizer_policy
+    configurations = tuple(
+        (
+            config.score_coordinate.type,
+            config.score_coordinate.built_in,
+            _add_on_key(config.score_coordinate.add_on),
+            config.weight,
+        )
+        for config in policy.configurations or ()
+    )
+    return policy.mode, bool(spread_constraints(placement)), configurations
+
+
+def _add_on_key(add_on: AddOnScore | None) -> tuple[str, str] | None:
+    return None if add_on is None else (add_on.resource_name, add_on.score_name)
 
 
 def build_prioritizers(placement: Placement) -> tuple[list[Weighted], int, Status]:
