@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime
+from functools import lru_cache
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import (
@@ -62,6 +63,10 @@ def format_time(value: datetime) -> str:
 Time = Annotated[datetime, BeforeValidator(parse_time), PlainSerializer(format_time)]
 
 
+# Quantities are immutable, and a fleet repeats the same few texts ("8", "16Gi") many times.
+_parse_quantity = lru_cache(maxsize=4096)(parse_quantity)
+
+
 def _to_quantity(value: object) -> Quantity:
     # Quantity.UnmarshalJSON accepts JSON numbers and trims surrounding space.
     if isinstance(value, Quantity):
@@ -77,7 +82,7 @@ def _to_quantity(value: object) -> Quantity:
     else:
         raise ValueError("must be a quantity such as 4, 500m or 16Gi")
     try:
-        return parse_quantity(text)
+        return _parse_quantity(text)
     except QuantityError as err:
         raise ValueError(f"{value!r} is not a quantity: {err}") from None
 

@@ -1,5 +1,8 @@
 """YAML and JSON text in and out: the C loader, strict about duplicate keys, with lazy
-line lookup so the fast path pays nothing for good error messages."""
+line lookup so the fast path pays nothing for good error messages.
+
+Most streams never reach the loader: :mod:`clusterplace.api.fast_yaml` builds the same
+data natively and hands anything it cannot reproduce exactly (and every error) back."""
 
 from __future__ import annotations
 
@@ -9,6 +12,8 @@ from functools import lru_cache
 from typing import Any
 
 import yaml
+
+from clusterplace.api import fast_yaml
 
 __all__ = ["StrictLoader", "dump_json", "dump_yaml_stream", "line_of", "load_text", "scalar_text"]
 
@@ -62,6 +67,13 @@ def load_text(text: str, *, json_only: bool = False) -> list[Any]:
     """Every document of a YAML stream (or the one JSON value), empty documents dropped."""
     if json_only:
         return _load_json_stream(text)
+    fast = fast_yaml.load(text, StrictLoader)
+    if fast is not None:
+        return fast
+    return _load_yaml_stream(text)
+
+
+def _load_yaml_stream(text: str) -> list[Any]:
     try:
         return [doc for doc in yaml.load_all(text, Loader=StrictLoader) if doc is not None]
     except yaml.MarkedYAMLError as err:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import datetime, tzinfo
 from functools import lru_cache
 
 from clusterplace.api import Condition, Placement
@@ -22,10 +22,17 @@ MISCONFIGURED = "PlacementMisconfigured"
 SATISFIED = "PlacementSatisfied"
 
 
+def _condition(type_: str, ok: bool, reason: str, message: str, now: datetime) -> Condition:
+    # The zone is part of the key: the same instant in two zones compares equal.
+    return _shared_condition(type_, ok, reason, message, now, now.tzinfo)
+
+
 # Conditions are results, never changed once built (``set_condition`` makes copies), so
 # placements that reach the same condition at the same time share one object.
 @lru_cache(maxsize=1024)
-def _condition(type_: str, ok: bool, reason: str, message: str, now: datetime) -> Condition:
+def _shared_condition(
+    type_: str, ok: bool, reason: str, message: str, now: datetime, zone: tzinfo | None
+) -> Condition:
     return Condition.model_construct(
         type=type_,
         status="True" if ok else "False",

@@ -150,6 +150,21 @@ def _top(ids: np.ndarray, totals: np.ndarray, wanted: int | None) -> np.ndarray:
     return ids[contenders[order[:wanted]]]
 
 
+def _sum(arrays: list[np.ndarray], size: int) -> np.ndarray:
+    """The element-wise sum of ``arrays`` of ``size`` scores, as a new int64 array.
+
+    Few, whole-array operations: each numpy call costs more than its arithmetic here.
+    """
+    if not arrays:
+        return np.zeros(size, dtype=np.int64)
+    if len(arrays) == 1:
+        return arrays[0].astype(np.int64)  # a copy: scores may be shared by placements
+    total: np.ndarray = np.add(arrays[0], arrays[1], dtype=np.int64)
+    for array in arrays[2:]:
+        total += array
+    return total
+
+
 def _merge(current: Status, new: Status) -> Status:
     # A Warning does not stop scheduling; upstream keeps the last one (no merging).
     return new if new.code == Code.WARNING else current
@@ -175,7 +190,7 @@ def schedule_placement(snapshot: Snapshot, placement: Placement, now: datetime) 
     if not status.ok:
         outcome.status = status
         return outcome
-    totals = np.zeros(len(ids), dtype=np.int64)
+    weighted_scores: list[np.ndarray] = []
     for weighted in prioritizers:
         prioritizer = weighted.prioritizer
         scored = prioritizer.score_ids(ctx, ids)
@@ -187,10 +202,9 @@ def schedule_placement(snapshot: Snapshot, placement: Placement, now: datetime) 
         outcome.weights[name] = outcome.weights.get(name, 0) + weighted.weight
         outcome.raw_scores[name] = (ids, scored.scores, scored.present)
         # Clusters without a score hold 0 in ``scores``, so they add nothing.
-        if weighted.weight == 1:
-            totals += scored.scores
-        else:
-            totals += weighted.weight * scored.scores
+        weight = weighted.weight
+        weighted_scores.append(scored.scores if weight == 1 else weight * scored.scores)
+    totals = _sum(weighted_scores, len(ids))
     outcome.feasible_ids, outcome.total_scores = ids, totals
 
     wanted = placement.spec.number_of_clusters
