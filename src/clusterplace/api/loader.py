@@ -7,10 +7,8 @@ re-reading that one text's node tree.
 
 from __future__ import annotations
 
-import contextlib
 import difflib
-import gc
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,6 +19,7 @@ from clusterplace.api.core import GenericObject
 from clusterplace.api.registry import convert, model_for
 from clusterplace.api.sources import Source
 from clusterplace.api.yaml_io import TextError, line_of, load_text, scalar_text
+from clusterplace.collector import collector_paused
 from clusterplace.errors import InputError, InputErrors, Location
 
 __all__ = [
@@ -81,30 +80,7 @@ def describe(data: dict[str, Any]) -> str:
     return "/".join(parts)
 
 
-@contextlib.contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Pause Python's cyclic garbage collector while reading or decoding.
-
-    Both build many objects that form no reference cycles (the documents' dicts, lists
-    and strings, then the typed models), and the collector's repeated scans of the
-    growing heap cost more than the validation itself: about 0.45 s of loading 10,000
-    ManagedClusters (S4). Reference counting still frees everything as usual. What a call
-    leaves behind is moved to the oldest generation without a scan (freeze, then
-    unfreeze), as the scheduler does after a run.
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if gc.get_freeze_count() == 0:  # unfreezing must not release anyone else's objects
-            gc.freeze()
-            gc.unfreeze()
-        if enabled:
-            gc.enable()
-
-
-@_collector_paused()
+@collector_paused()
 def read_documents(sources: Sequence[Source]) -> list[Document]:
     """Every object of every source, ``List`` kinds flattened, empty documents dropped."""
     documents: list[Document] = []
@@ -326,7 +302,7 @@ class Loaded:
         return self.documents.get(id(obj))
 
 
-@_collector_paused()
+@collector_paused()
 def decode(documents: Sequence[Document], *, keep_unknown: bool = False) -> Loaded:
     """Validate each document against its model. Unknown kinds are set aside (or, with
     ``keep_unknown``, kept as :class:`GenericObject`). Raises :class:`LoadError` listing

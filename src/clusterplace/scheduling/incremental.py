@@ -37,6 +37,7 @@ from clusterplace.api import (
     Placement,
     PlacementDecision,
 )
+from clusterplace.collector import collector_paused
 from clusterplace.scheduling.candidates import Candidates, candidates_key, refresh_cluster
 from clusterplace.scheduling.filters.chain import FILTERS, forget_chain, patch_chain
 from clusterplace.scheduling.framework import Context
@@ -46,7 +47,6 @@ from clusterplace.scheduling.prioritizers.policy import spread_constraints
 from clusterplace.scheduling.schedule import Outcome
 from clusterplace.scheduling.scheduler import (
     ScheduleResult,
-    _collector_paused,
     _schedule_one,
     schedule,
 )
@@ -298,7 +298,7 @@ class IncrementalSchedule:
         snapshot = self._result.snapshot
         snapshot.decisions = self._inputs
         try:
-            with _collector_paused():
+            with collector_paused():
                 yield
         finally:
             snapshot.decisions = self._final
