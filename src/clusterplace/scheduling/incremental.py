@@ -47,8 +47,8 @@ from clusterplace.scheduling.prioritizers.policy import spread_constraints
 from clusterplace.scheduling.schedule import Outcome
 from clusterplace.scheduling.scheduler import (
     ScheduleResult,
-    _schedule_one,
     schedule,
+    schedule_one,
 )
 from clusterplace.scheduling.snapshot import DecisionStore
 
@@ -331,7 +331,7 @@ class IncrementalSchedule:
         key = self._keys[j]
         inputs.counts = counts = ledger.counts_at(j)
         inputs.outside = outside = ledger.outside_at(j)
-        result = _schedule_one(self._result.snapshot, self.fleet.placements[key], self.now)
+        result = schedule_one(self._result.snapshot, self.fleet.placements[key], self.now)
         self._result.placements[j] = result
         outcome = result.outcome
         if outcome is None:  # skipped or failed: it keeps its input decisions

@@ -38,7 +38,7 @@ from clusterplace.scheduling.snapshot import Snapshot
 if TYPE_CHECKING:
     from clusterplace.scheduling.explain import ClusterExplanation
 
-__all__ = ["PlacementResult", "ScheduleResult", "schedule"]
+__all__ = ["PlacementResult", "ScheduleResult", "schedule", "schedule_one"]
 
 
 @dataclass
@@ -100,7 +100,7 @@ def schedule(source: Fleet | Iterable[KubeObject], now: datetime | None = None) 
         snapshot = Snapshot(fleet)
         results = []
         for key in sorted(fleet.placements):
-            result = _schedule_one(snapshot, fleet.placements[key], moment)
+            result = schedule_one(snapshot, fleet.placements[key], moment)
             if result.outcome is not None:  # it was scheduled: later placements see it
                 snapshot.decisions.replace(*key, result.decisions)
             results.append(result)
@@ -142,7 +142,7 @@ def _events(
     return events, deleted
 
 
-def _schedule_one(snapshot: Snapshot, placement: Placement, now: datetime) -> PlacementResult:
+def schedule_one(snapshot: Snapshot, placement: Placement, now: datetime) -> PlacementResult:
     """Schedule one placement against the snapshot's decisions; the store is not changed
     (the caller records the new decisions, so a replay can evaluate any step)."""
     store = snapshot.decisions
