@@ -171,18 +171,7 @@ class _Scan:
         """Scan ``items``, whose first child has id ``nid``; return the id after them."""
         self.containers += 1
         for index, value in enumerate(items):
-            kind = type(value)
-            if kind is str:
-                if value[:1] in self.first and self.typed(value):
-                    self.fixes.append((items, index, nid))
-                nid += 1
-            elif kind is dict:
-                nid = self.map(value, nid + 1)
-            elif kind is list:
-                nid = self.seq(value, nid + 1)
-            else:
-                self.fixes.append((items, index, nid))
-                nid += 1
+            nid = self.value(items, index, value, nid)
         return nid
 
     def map(self, items: dict[str, Any], nid: int) -> int:
@@ -193,19 +182,22 @@ class _Scan:
                 # Maybe a plain 'on', '1', '~' or '<<'; and in a flow mapping, libyaml
                 # reads '?x' as the key 'x' where rapidyaml reads the key '?x'.
                 raise _Unsupported(key)
-            kind = type(value)
-            if kind is str:
-                if value[:1] in self.first and self.typed(value):
-                    self.fixes.append((items, key, nid))
-                nid += 1
-            elif kind is dict:
-                nid = self.map(value, nid + 1)
-            elif kind is list:
-                nid = self.seq(value, nid + 1)
-            else:
-                self.fixes.append((items, key, nid))
-                nid += 1
+            nid = self.value(items, key, value, nid)
         return nid
+
+    def value(self, parent: dict[str, Any] | list[Any], slot: Any, value: Any, nid: int) -> int:
+        """Scan ``value`` (``parent[slot]``, node id ``nid``); return the id after it."""
+        kind = type(value)
+        if kind is str:
+            if value[:1] in self.first and self.typed(value):
+                self.fixes.append((parent, slot, nid))
+            return nid + 1
+        if kind is dict:
+            return self.map(value, nid + 1)
+        if kind is list:
+            return self.seq(value, nid + 1)
+        self.fixes.append((parent, slot, nid))  # a number, bool or null: PyYAML may differ
+        return nid + 1
 
 
 _stderr_lock = threading.Lock()

@@ -38,7 +38,7 @@ from clusterplace.api import (
     PlacementDecision,
 )
 from clusterplace.collector import collector_paused
-from clusterplace.scheduling.candidates import Candidates, candidates_key, refresh_cluster
+from clusterplace.scheduling.candidates import candidates_key, refresh_cluster
 from clusterplace.scheduling.filters.chain import FILTERS, forget_chain, patch_chain
 from clusterplace.scheduling.framework import Context
 from clusterplace.scheduling.ledger import Ledger, view_max
@@ -190,34 +190,25 @@ class IncrementalSchedule:
         labels = old.labels != cluster.labels or old.claims != cluster.claims
         taints = old.taints != cluster.taints
         dirty: set[int] = set()
-        stage = self._stages(position)
-        with self._stepping():
-            for key, before, after in refresh_cluster(snapshot, cluster.name):
-                candidate = after.has(position)
-                for j in self._groups.get(key, ()):
-                    if before is not after:  # the candidate list itself changed
-                        forget_chain(snapshot, self.fleet.placements[self._keys[j]])
-                        dirty.add(j)
-                        continue
-                    outcome = self._result.placements[j].outcome
-                    if outcome is None or not candidate:
-                        continue  # (a terminating cluster that stays terminating)
-                    _forget_explanations(outcome)
-                    placement = self.fleet.placements[self._keys[j]]
-                    # Labels, claims and taints feed the filters; CEL can read anything.
-                    filters = labels or taints or _cel(placement)
-                    was = _stage_of(outcome, position)
-                    now = stage(j) if filters else was
-                    feasible = now == len(FILTERS)
-                    scored = resources and any(
-                        n.startswith("ResourceAllocatable") for n in outcome.raw_scores
-                    )
-                    if was != now:
-                        patch_chain(snapshot, placement, position, now)
-                    if was != now or (
-                        feasible and (scored or (labels and _reads_labels(placement)))
-                    ):
-                        dirty.add(j)
+        candidate_of: list[int] = []
+        for key, before, after in refresh_cluster(snapshot, cluster.name):
+            steps = self._groups.get(key, ())
+            if before is not after:  # the candidate list itself changed
+                for j in steps:
+                    forget_chain(snapshot, self.fleet.placements[self._keys[j]])
+                dirty.update(steps)
+            elif after.has(position):  # (not: a terminating cluster that stays so)
+                candidate_of.extend(steps)
+        dirty |= self._reached(
+            position,
+            candidate_of,
+            # Labels, claims and taints feed the filters; CEL can read anything.
+            refilter=lambda placement: labels or taints or _cel(placement),
+            rescored=lambda placement, outcome: (
+                (resources and _scored_by(outcome, "ResourceAllocatable"))
+                or (labels and _reads_labels(placement))
+            ),
+        )
         if taints:
             # A toleration's expiry on a cluster the placement already had sets its requeue.
             for j in self._ledger.named_by(position):
@@ -239,30 +230,48 @@ class IncrementalSchedule:
         position = snapshot.index.get(cluster)
         if position is None:
             return ChangeReport(change)
-        prefix = f"AddOn/{name}/"
-        dirty: set[int] = set()
-        stage = self._stages(position)
-        with self._stepping():
-            for group_key, candidates in self._candidate_lists():
-                if not candidates.has(position):
-                    continue
-                for j in self._groups.get(group_key, ()):
-                    outcome = self._result.placements[j].outcome
-                    if outcome is None:
-                        continue
-                    _forget_explanations(outcome)
-                    placement = self.fleet.placements[self._keys[j]]
-                    was = _stage_of(outcome, position)
-                    now = stage(j) if _cel(placement) else was
-                    scored = any(n.startswith(prefix) for n in outcome.raw_scores)
-                    if was != now:
-                        patch_chain(snapshot, placement, position, now)
-                    if was != now or (now == len(FILTERS) and scored):
-                        dirty.add(j)
+        candidate_of = [
+            j
+            for group, candidates in snapshot.table("candidates").items()
+            if candidates.has(position)
+            for j in self._groups.get(group, ())
+        ]
+        dirty = self._reached(
+            position,
+            candidate_of,
+            refilter=_cel,  # only CEL reads add-on scores
+            rescored=lambda _, outcome: _scored_by(outcome, f"AddOn/{name}/"),
+        )
         return self._reschedule(dirty, change)
 
-    def _candidate_lists(self) -> list[tuple[object, Candidates]]:
-        return list(self._result.snapshot.table("candidates").items())
+    def _reached(
+        self,
+        position: int,
+        steps: Iterable[int],
+        refilter: Callable[[Placement], bool],
+        rescored: Callable[[Placement, Outcome], bool],
+    ) -> set[int]:
+        """Of ``steps`` (the changed cluster at ``position`` is a candidate of each), those
+        to schedule again: the cluster's filter verdict moved (run again where
+        ``refilter``), or it stays feasible and is ``rescored``."""
+        snapshot = self._result.snapshot
+        stage = self._stages(position)
+        dirty: set[int] = set()
+        with self._stepping():
+            for j in steps:
+                outcome = self._result.placements[j].outcome
+                if outcome is None:  # skipped, or its sets are broken: no cluster matters
+                    continue
+                _forget_explanations(outcome)
+                placement = self.fleet.placements[self._keys[j]]
+                was = _stage_of(outcome, position)
+                now = stage(j) if refilter(placement) else was
+                if was != now:
+                    patch_chain(snapshot, placement, position, now)
+                    dirty.add(j)
+                elif now == len(FILTERS) and rescored(placement, outcome):
+                    dirty.add(j)
+        return dirty
 
     def _stages(self, position: int) -> Callable[[int], int]:
         """How many filters of step j's placement the cluster at ``position`` passes now,
@@ -366,6 +375,11 @@ def _stage_of(outcome: Outcome, position: int) -> int:
 def _has(ids: np.ndarray, position: int) -> bool:
     at = int(np.searchsorted(ids, position))
     return at < len(ids) and int(ids[at]) == position
+
+
+def _scored_by(outcome: Outcome, prefix: str) -> bool:
+    """Whether a prioritizer whose name starts with ``prefix`` scored in ``outcome``."""
+    return any(name.startswith(prefix) for name in outcome.raw_scores)
 
 
 def _resources(cluster: ManagedCluster) -> object:

@@ -183,10 +183,7 @@ class Snapshot:
     def table(self, kind: str) -> dict[Any, Any]:
         """A per-run index of many entries of one kind (kept apart from the other memos
         so that refreshing one kind does not scan them all)."""
-        found = self.memo.get(kind)
-        if found is None:
-            found = self.memo[kind] = {}
-        return cast(dict[Any, Any], found)
+        return self.cached(kind, dict)
 
     def shared(self, name: str, ids: np.ndarray, compute: Callable[[], T]) -> T:
         """``compute()`` once per set of positions for ``name``: for results that depend
@@ -194,10 +191,7 @@ class Snapshot:
         them (large sets are not kept: they are rarely repeated)."""
         if len(ids) > MEMO_LIMIT:
             return compute()
-        shared = self.table("shared")
-        table: dict[bytes, T] | None = shared.get(name)
-        if table is None:
-            table = shared[name] = {}
+        table: dict[bytes, T] = self.table("shared").setdefault(name, {})
         key = self._content_key(ids)
         try:
             return table[key]
