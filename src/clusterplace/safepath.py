@@ -1,0 +1,52 @@
+"""Paths built from names in the input, kept inside the folder they belong to.
+
+Object names, definition names, prefixes and hook entries all end up in file paths.
+Validation of the names themselves happens where they are read; this is the second,
+independent line: whatever a name contains, the path it makes is resolved (symlinks
+followed) and refused unless it stays inside its base folder.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from clusterplace.errors import InputError, Location
+
+__all__ = ["PathEscapeError", "is_inside", "resolve_inside"]
+
+
+class PathEscapeError(InputError):
+    """A path made from input would leave its base folder."""
+
+
+def resolve_inside(
+    base: Path, *parts: str, what: str = "path", where: Location | None = None
+) -> Path:
+    """``base/parts...`` resolved, guaranteed to lie strictly inside ``base`` (resolved too).
+
+    Each part must be a relative path without NUL characters; ``..``, absolute paths,
+    and symlinks (existing ones, anywhere along the path) that lead out are refused with
+    a :class:`PathEscapeError` naming ``what`` and the offending text.
+    """
+    root = base.resolve()
+    text = "/".join(parts)
+    for part in parts:
+        if not part or "\x00" in part:
+            raise PathEscapeError(f"{what} {part!r} is not a usable file name", where)
+        if Path(part).is_absolute() or part.startswith(("/", "\\")):
+            raise PathEscapeError(
+                f"{what} {text!r} is an absolute path; it must be relative to {base}", where
+            )
+    target = root.joinpath(*parts).resolve()
+    if target == root or not target.is_relative_to(root):
+        raise PathEscapeError(f"{what} {text!r} leads outside {base}", where)
+    return target
+
+
+def is_inside(base: Path, *parts: str) -> bool:
+    """Whether :func:`resolve_inside` accepts ``parts`` under ``base``."""
+    try:
+        resolve_inside(base, *parts)
+    except (PathEscapeError, OSError):
+        return False
+    return True
