@@ -150,7 +150,11 @@ class ObjectMeta(KubeModel):
 
 
 class Condition(KubeModel):
-    """``metav1.Condition``."""
+    """``metav1.Condition``. Frozen: the scheduler shares one object among results, so
+    an edit in one result must not leak into another (``model_copy(update=...)`` makes
+    a changed copy)."""
+
+    model_config = ConfigDict(frozen=True)
 
     type: QualifiedName
     status: Literal["True", "False", "Unknown"]

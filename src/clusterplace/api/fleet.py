@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from clusterplace.api.addon import AddOnPlacementScore
@@ -75,6 +75,18 @@ class Fleet:
         table = self._table(obj)
         if table is not None:
             table[self.key(obj)] = obj
+
+    def remove(self, obj: KubeObject) -> KubeObject | None:
+        """Remove and return the object of ``obj``'s kind and identity (None if absent)."""
+        table = self._table(obj)
+        return None if table is None else table.pop(self.key(obj), None)
+
+    def copy(self) -> Fleet:
+        """A fleet with tables of its own (objects shared): changes to either table
+        set never show in the other."""
+        return Fleet(
+            **{f.name: type(getattr(self, f.name))(getattr(self, f.name)) for f in fields(self)}
+        )
 
     def objects(self) -> list[KubeObject]:
         """Every typed object, kinds in a fixed order, each kind sorted by identity."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Annotated, ClassVar, Literal
 
-from pydantic import Field, StringConstraints, field_validator
+from pydantic import ConfigDict, Field, StringConstraints, field_validator
 
 from clusterplace.api.base import (
     Condition,
@@ -183,6 +183,11 @@ class Placement(KubeObject):
 
 
 class ClusterDecision(KubeModel):
+    """One entry of ``PlacementDecision.status.decisions``. Frozen, like ``Condition``:
+    the scheduler shares one entry per cluster among every placement's decisions."""
+
+    model_config = ConfigDict(frozen=True)
+
     cluster_name: str
     reason: str = ""
     score: Int64 | None = None

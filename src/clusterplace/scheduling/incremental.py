@@ -24,7 +24,7 @@ import contextlib
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 import numpy as np
@@ -75,15 +75,7 @@ class IncrementalSchedule:
     def __init__(self, source: Fleet | Iterable[KubeObject], now: datetime | None = None) -> None:
         fleet = source if isinstance(source, Fleet) else Fleet.of(source)
         # Tables of our own: changes must not leak into the caller's fleet.
-        self.fleet = replace(
-            fleet,
-            clusters=dict(fleet.clusters),
-            cluster_sets=dict(fleet.cluster_sets),
-            bindings=dict(fleet.bindings),
-            placements=dict(fleet.placements),
-            decisions=dict(fleet.decisions),
-            scores=dict(fleet.scores),
-        )
+        self.fleet = fleet.copy()
         moment = now or datetime.now(UTC)
         self.now = moment if moment.tzinfo else moment.replace(tzinfo=UTC)
         self._schedule_all()
@@ -111,11 +103,8 @@ class IncrementalSchedule:
     def delete(self, obj: KubeObject) -> ChangeReport:
         """Remove the fleet's object of ``obj``'s kind and identity (if any)."""
         start = time.perf_counter()
-        table = self.fleet._table(obj)
-        key = self.fleet.key(obj)
-        if table is None or key not in table:
+        if self.fleet.remove(obj) is None:
             return ChangeReport(obj.ref)
-        del table[key]
         if isinstance(obj, AddOnPlacementScore):
             report = self._score_changed((obj.namespace, obj.name), None)
         else:
