@@ -54,3 +54,14 @@ class InputErrors(InputError):
 
     def __str__(self) -> str:
         return "\n".join(str(p) for p in self.problems)
+
+
+QUOTE_LIMIT = 80  # characters of a user's value an error message quotes
+
+
+def shorten(text: str, limit: int = QUOTE_LIMIT) -> str:
+    """``text`` cut to ``limit`` characters, saying how much was left out: an error
+    message must stay readable whatever the input holds."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... ({len(text) - limit} more characters)"

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from clusterplace.hub.kubernetes import KubernetesCluster, merge_patch
+import pytest
+
+from clusterplace.hub.kubernetes import KubernetesCluster, KubernetesError, merge_patch
 from tests.cli.conftest import ROOT
 
 from .conftest import ApiServer
@@ -96,3 +98,12 @@ def test_merge_patch() -> None:
         "b": {"d": None, "e": 3},
     }
     assert merge_patch({"a": [1]}, {"a": [1]}) == {}
+
+
+@pytest.mark.parametrize(
+    ("namespace", "name"), [("ns", "../secrets/x"), ("a/b", "x"), ("ns", ".."), ("", "x")]
+)
+def test_request_paths_are_built_only_from_path_segments(namespace: str, name: str) -> None:
+    cluster = KubernetesCluster(api_client=None)
+    with pytest.raises(KubernetesError, match="ConfigMap"):
+        cluster.get("v1", "ConfigMap", namespace, name)

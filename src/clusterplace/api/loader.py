@@ -8,6 +8,7 @@ re-reading that one text's node tree.
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -16,6 +17,7 @@ from pydantic import BaseModel, ValidationError
 
 from clusterplace.api.base import KubeObject
 from clusterplace.api.core import GenericObject
+from clusterplace.api.metadata import metadata_problems, quote
 from clusterplace.api.registry import convert, model_for
 from clusterplace.api.sources import Source
 from clusterplace.api.yaml_io import TextError, line_of, load_text, scalar_text
@@ -62,11 +64,29 @@ class LoadError(InputErrors):
     """Input that could not be read or validated; ``problems`` lists every problem."""
 
 
+_PLAIN_KEY = re.compile(r"[A-Za-z0-9_./-]+")
+
+
 def render_path(path: Path) -> str:
+    """``spec.predicates[0].labels`` style; a key that would read ambiguously there
+    (spaces, quotes, control characters) is quoted: ``metadata.labels["a b"]``."""
     out = ""
     for step in path:
-        out += f"[{step}]" if isinstance(step, int) else (f".{step}" if out else step)
+        if isinstance(step, int):
+            out += f"[{step}]"
+        elif not _PLAIN_KEY.fullmatch(step):
+            out += f"[{quote(step)}]"
+        else:
+            out += f".{step}" if out else step
     return out
+
+
+def _shown(text: str) -> str:
+    """A name as an error shows it: as written when short and printable, else quoted
+    and cut, so a hostile name cannot break or flood the message."""
+    if len(text) <= 100 and text.isprintable():
+        return text
+    return quote(text)
 
 
 def describe(data: dict[str, Any]) -> str:
@@ -76,7 +96,7 @@ def describe(data: dict[str, Any]) -> str:
     meta: dict[str, Any] = raw_meta if isinstance(raw_meta, dict) else {}
     name = meta.get("name") if isinstance(meta.get("name"), str) else None
     ns = meta.get("namespace") if isinstance(meta.get("namespace"), str) else None
-    parts = [p for p in (kind or "<no kind>", ns, name or "<no name>") if p]
+    parts = [_shown(p) for p in (kind or "<no kind>", ns, name or "<no name>") if p]
     return "/".join(parts)
 
 
@@ -124,7 +144,8 @@ def read_documents(sources: Sequence[Source]) -> list[Document]:
 
 
 def check_identity(doc: Document) -> list[InputError]:
-    """apiVersion, kind and metadata.name must be non-empty strings."""
+    """apiVersion, kind and metadata.name must be non-empty strings, and metadata what
+    the API server accepts (see :mod:`clusterplace.api.metadata`)."""
     problems: list[InputError] = []
     data = doc.data
     for key in ("apiVersion", "kind"):
@@ -145,13 +166,25 @@ def check_identity(doc: Document) -> list[InputError]:
     else:
         name = meta.get("name")
         if not isinstance(name, str) or not name:
+            if name is None and meta.get("generateName"):
+                message = (
+                    "metadata.name is missing: generateName is not supported, since "
+                    "clusterplace must know an object's name to place it; give a name"
+                )
+            elif name is None:
+                message = "metadata.name is missing"
+            else:
+                message = "metadata.name must be a non-empty string"
             problems.append(
                 InputError(
-                    "metadata.name is missing"
-                    if name is None
-                    else "metadata.name must be a non-empty string",
+                    message,
                     doc.location(("metadata",) if name is None else ("metadata", "name")),
                 )
+            )
+        elif not problems:
+            problems.extend(
+                InputError(message, doc.location(path))
+                for path, message in metadata_problems(data["kind"], meta)
             )
     return problems
 

@@ -9,6 +9,9 @@ import click
 
 from clusterplace.api import Fleet, expand_sources, load_fleet
 from clusterplace.api.loader import Document
+from clusterplace.api.metadata import quote
+from clusterplace.errors import InputError
+from clusterplace.labels import label_key_errors, label_value_errors
 from clusterplace.outputs import FORMATS
 
 __all__ = [
@@ -16,6 +19,7 @@ __all__ = [
     "filename_options",
     "load",
     "output_option",
+    "parse_labels",
     "warn",
     "warn_unknown",
 ]
@@ -75,3 +79,23 @@ def load(filenames: Sequence[str], recursive: bool) -> Fleet:
     fleet = load_fleet(expand_sources(filenames, recursive=recursive))
     warn_unknown(fleet.unknown)
     return fleet
+
+
+def parse_labels(text: str, option: str = "--labels") -> dict[str, str]:
+    """``k=v,k2=v2`` as kubectl's ``--labels`` takes it: every key once, every key and
+    value valid (so ``a==b``, ``a!=b`` and ``a b=c`` are errors, not odd labels)."""
+    labels: dict[str, str] = {}
+    for part in text.split(","):
+        if not part:
+            continue
+        key, sep, value = part.partition("=")
+        if not sep:
+            raise InputError(f"{option}: {quote(part)} is not key=value")
+        reasons = [f"key: {r}" for r in label_key_errors(key)]
+        reasons += [f"value: {r}" for r in label_value_errors(value)]
+        if reasons:
+            raise InputError(f"{option}: {quote(part)}: {'; '.join(reasons)}")
+        if key in labels:
+            raise InputError(f"{option}: label {quote(key)} is given twice")
+        labels[key] = value
+    return labels

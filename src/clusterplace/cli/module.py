@@ -9,11 +9,17 @@ import click
 
 from clusterplace.api import expand_sources, load_fleet
 from clusterplace.api.yaml_io import dump_json, dump_yaml_stream
-from clusterplace.cli._common import REPORT_FORMATS, filename_options, load, output_option, warn
+from clusterplace.cli._common import (
+    REPORT_FORMATS,
+    filename_options,
+    load,
+    output_option,
+    parse_labels,
+    warn,
+)
 from clusterplace.defkit.apply import ApplyOptions, apply_module
 from clusterplace.defkit.module import TYPE_DIRS, load_module
 from clusterplace.defkit.stores import DefinitionStore, DirectoryStore, MemoryStore
-from clusterplace.errors import InputError
 from clusterplace.outputs import FileTransaction, format_table
 from clusterplace.placement import (
     CLUSTER_IDENTITY_CONFIGMAP,
@@ -24,6 +30,7 @@ from clusterplace.placement import (
     get_effective_placement,
     validate_placement,
 )
+from clusterplace.safepath import resolve_inside
 
 __all__ = ["apply_module_command", "gen_module", "plan_module", "validate_module"]
 
@@ -71,21 +78,12 @@ def gen_module(directory: str, out: Path) -> None:
     with FileTransaction() as tx:
         for loaded in module.definitions:
             definition = loaded.definition
-            tx.write(out / by_type[definition.TYPE] / f"{definition.name}.cue", definition.to_cue())
+            target = resolve_inside(
+                out, by_type[definition.TYPE], f"{definition.name}.cue", what="definition file"
+            )
+            tx.write(target, definition.to_cue())
         tx.commit()
     click.echo(f"Generated {len(module.definitions)} definition(s) in {out}")
-
-
-def _labels_option(value: str | None) -> dict[str, str] | None:
-    if value is None:
-        return None
-    labels: dict[str, str] = {}
-    for part in (p for p in value.split(",") if p):
-        key, sep, val = part.partition("=")
-        if not sep or not key:
-            raise InputError(f"--labels: {part!r} is not key=value")
-        labels[key] = val
-    return labels
 
 
 def _labels_from(path: str) -> dict[str, str]:
@@ -180,7 +178,7 @@ def apply_module_command(
         read_labels = lambda: get_cluster_labels(cluster)  # noqa: E731
         store = cluster
     else:
-        given = _labels_option(labels_text) if labels_text is not None else None
+        given = parse_labels(labels_text) if labels_text is not None else None
         if labels_from is not None:
             given = _labels_from(labels_from)
         if given is None and not ignore_placement:

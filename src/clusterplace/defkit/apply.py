@@ -12,11 +12,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from clusterplace.api.metadata import quote
 from clusterplace.api.yaml_io import dump_yaml_stream
 from clusterplace.defkit.hooks import run_hooks
 from clusterplace.defkit.module import Module
 from clusterplace.defkit.stores import DefinitionStore
 from clusterplace.errors import ClusterplaceError
+from clusterplace.labels.validation import dns1123_label_errors, dns1123_subdomain_errors
 from clusterplace.placement import evaluate, format_cluster_labels, get_effective_placement
 
 __all__ = [
@@ -49,6 +51,9 @@ class ApplyOptions:
     stats: bool = False
 
     def __post_init__(self) -> None:
+        reasons = dns1123_label_errors(self.namespace)
+        if reasons:
+            raise ApplyError(f"namespace {quote(self.namespace)} is invalid: {'; '.join(reasons)}")
         if self.conflict not in CONFLICT_STRATEGIES:
             raise ApplyError(
                 f'invalid conflict strategy "{self.conflict}"; valid values: '
@@ -106,6 +111,7 @@ def apply_module(
     Raises :class:`ApplyError` when the run must stop; definitions that fail count as
     failures and the run goes on, as upstream.
     """
+    _check_names(module, options)
     stats = ApplyStats()
     echo(f"Loading module from {ref}...")
     echo("")
@@ -198,6 +204,22 @@ def apply_module(
     if stats.failed:
         raise ApplyError(f"{stats.failed} definitions failed to apply")
     return stats
+
+
+def _check_names(module: Module, options: ApplyOptions) -> None:
+    """Every name to install (prefix included) is valid, before anything runs: names
+    become file names and API paths."""
+    problems = []
+    for loaded in module.definitions:
+        name = options.prefix + loaded.definition.name
+        reasons = dns1123_subdomain_errors(name)
+        if reasons:
+            problems.append(
+                f"{loaded.definition.KIND} name {quote(name)} (prefix {quote(options.prefix)}) "
+                f"is invalid: {'; '.join(reasons)}"
+            )
+    if problems:
+        raise ApplyError("; ".join(problems) + "; nothing was applied")
 
 
 def _count_hooks(stats: ApplyStats, result: Any) -> None:

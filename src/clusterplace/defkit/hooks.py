@@ -13,8 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from clusterplace.api import Hook, expand_sources, read_documents
+from clusterplace.api.loader import require_unique_identities
 from clusterplace.defkit.stores import DefinitionStore
 from clusterplace.errors import ClusterplaceError
+from clusterplace.safepath import resolve_inside
 
 __all__ = ["HookError", "HookResult", "run_hooks"]
 
@@ -69,7 +71,8 @@ def run_hooks(
             continue
         try:
             if hook.path:
-                created, updated = _apply_path(module_dir / hook.path, store, namespace)
+                target = resolve_inside(module_dir, hook.path, what="hook path")
+                created, updated = _apply_path(target, store, namespace)
                 result.created += created
                 result.updated += updated
                 echo(f"  ✓ {name}: {created} created, {updated} updated")
@@ -92,7 +95,10 @@ def _apply_path(path: Path, store: DefinitionStore, namespace: str) -> tuple[int
     if not path.exists():
         raise HookError(f"{path} does not exist")
     created = updated = 0
-    for doc in read_documents(expand_sources([str(path)], recursive=True)):
+    documents = read_documents(expand_sources([str(path)], recursive=True))
+    # The objects go into a store (a directory, or a cluster): checked like any input.
+    require_unique_identities(documents)
+    for doc in documents:
         obj = dict(doc.data)
         meta = dict(obj.get("metadata") or {})
         meta.setdefault("namespace", namespace)

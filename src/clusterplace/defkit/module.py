@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from clusterplace.api import DefinitionModule, Source, decode, read_documents
+from clusterplace.api.loader import Document
+from clusterplace.api.metadata import quote
 from clusterplace.api.module import PlacementCondition
 from clusterplace.defkit.cue_reader import CueReadError, read_struct, top_level_blocks
 from clusterplace.defkit.definitions import (
@@ -25,7 +27,9 @@ from clusterplace.defkit.definitions import (
 )
 from clusterplace.defkit.registry import DefinitionError, collecting
 from clusterplace.errors import InputError, InputErrors, Location
+from clusterplace.labels.validation import dns1123_subdomain_errors
 from clusterplace.placement import LabelCondition, PlacementSpec
+from clusterplace.safepath import resolve_inside
 
 __all__ = ["TYPE_DIRS", "LoadedDefinition", "Module", "load_module", "module_placement"]
 
@@ -90,6 +94,7 @@ def _load_metadata(path: Path, warnings: list[str]) -> DefinitionModule | None:
             f"is a {metadata.kind}, expected kind DefinitionModule (core.oam.dev/v1beta1)",
             Location(file=str(module_yaml)),
         )
+    _check_hook_paths(path, metadata, documents[0])
     placement = metadata.spec.placement
     for list_name, entries in (
         ("runOn", placement.run_on if placement else None),
@@ -101,6 +106,16 @@ def _load_metadata(path: Path, warnings: list[str]) -> DefinitionModule | None:
                 where = doc.location(("spec", "placement", list_name, index, "values"))
                 warnings.append(f"{where}: values are ignored for operator {entry.operator}")
     return metadata
+
+
+def _check_hook_paths(root: Path, metadata: DefinitionModule, doc: Document) -> None:
+    """Every hook ``path`` must resolve (symlinks followed) inside the module folder."""
+    hooks = metadata.spec.hooks
+    for phase, field_name in (("pre-apply", "pre_apply"), ("post-apply", "post_apply")):
+        for index, hook in enumerate(getattr(hooks, field_name, None) or []):
+            if hook.path is not None:
+                where = doc.location(("spec", "hooks", phase, index, "path"))
+                resolve_inside(root, hook.path, what="hook path", where=where)
 
 
 def _error_line(err: BaseException, file: Path) -> int | None:
@@ -186,6 +201,16 @@ def load_module(path: str | Path) -> Module:
                 problems.append(err)
                 continue
             for definition in found:
+                reasons = dns1123_subdomain_errors(definition.name)
+                if reasons:
+                    problems.append(
+                        InputError(
+                            f"{definition.KIND} name {quote(definition.name)} is invalid: "
+                            f"{'; '.join(reasons)}",
+                            Location(file=str(file)),
+                        )
+                    )
+                    continue
                 key = (definition.KIND, definition.name)
                 if key in seen:
                     problems.append(

@@ -11,6 +11,7 @@ import yaml
 from clusterplace.api.yaml_io import StrictLoader, dump_yaml_stream
 from clusterplace.federation import object_file_name
 from clusterplace.outputs.atomic import FileTransaction
+from clusterplace.safepath import resolve_inside
 
 __all__ = ["DefinitionStore", "DirectoryStore", "MemoryStore"]
 
@@ -69,7 +70,8 @@ class DirectoryStore:
         self._pending: dict[Path, str] = {}
 
     def path_of(self, obj: dict[str, Any]) -> Path:
-        return self.root / object_file_name(obj)
+        """The object's file; never outside the root, whatever its name holds."""
+        return resolve_inside(self.root, object_file_name(obj), what="file name")
 
     def get(self, api_version: str, kind: str, namespace: str, name: str) -> dict[str, Any] | None:
         probe = {

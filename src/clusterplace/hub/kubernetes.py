@@ -11,14 +11,25 @@ import json
 from typing import Any
 
 from clusterplace.api import ConfigMap
+from clusterplace.api.metadata import quote
 from clusterplace.api.naming import plural
 from clusterplace.errors import ClusterplaceError
+from clusterplace.labels.validation import path_segment_errors
 
 __all__ = ["KubernetesCluster", "KubernetesError", "merge_patch"]
 
 
 class KubernetesError(ClusterplaceError):
     """The API server refused a request or could not be reached."""
+
+
+def _segments(*parts: str, what: str) -> None:
+    """Each part of a request path must be one non-empty URL path segment: a name with
+    '/' or '..' would address another resource."""
+    for part in parts:
+        reasons = path_segment_errors(part) if part else ["must not be empty"]
+        if reasons:
+            raise KubernetesError(f"{what}: {quote(part)} {'; '.join(reasons)}")
 
 
 def merge_patch(current: Any, desired: Any) -> Any:
@@ -82,11 +93,16 @@ class KubernetesCluster:
 
     @staticmethod
     def _collection(api_version: str, kind: str, namespace: str) -> str:
+        _segments(*api_version.split("/"), namespace, plural(kind), what=f"{kind} path")
         base = f"/api/{api_version}" if "/" not in api_version else f"/apis/{api_version}"
         return f"{base}/namespaces/{namespace}/{plural(kind)}"
 
+    def _item(self, api_version: str, kind: str, namespace: str, name: str) -> str:
+        _segments(name, what=f"{kind} name")
+        return f"{self._collection(api_version, kind, namespace)}/{name}"
+
     def get_config_map(self, namespace: str, name: str) -> ConfigMap | None:
-        data = self._call("GET", f"/api/v1/namespaces/{namespace}/configmaps/{name}")
+        data = self._call("GET", self._item("v1", "ConfigMap", namespace, name))
         if data is None:
             return None
         # Only what identity needs: the data, under the name asked for.
@@ -101,7 +117,7 @@ class KubernetesCluster:
         )
 
     def get(self, api_version: str, kind: str, namespace: str, name: str) -> dict[str, Any] | None:
-        return self._call("GET", f"{self._collection(api_version, kind, namespace)}/{name}")
+        return self._call("GET", self._item(api_version, kind, namespace, name))
 
     def create(self, obj: dict[str, Any]) -> None:
         meta = obj["metadata"]
@@ -113,9 +129,7 @@ class KubernetesCluster:
         """Make the stored object equal to ``obj`` in spec, labels and annotations, with a
         JSON merge patch (RFC 7386) computed against what the server holds."""
         meta = obj["metadata"]
-        path = (
-            f"{self._collection(obj['apiVersion'], obj['kind'], meta['namespace'])}/{meta['name']}"
-        )
+        path = self._item(obj["apiVersion"], obj["kind"], meta["namespace"], meta["name"])
         existing = self._call("GET", path)
         if existing is None:
             raise KubernetesError(f"GET {path}: not found")

@@ -12,6 +12,9 @@ from collections.abc import Iterable, Sequence
 __all__ = [
     "FieldError",
     "aggregate",
+    "dns1035_label_errors",
+    "dns1123_label_errors",
+    "dns1123_subdomain_errors",
     "go_json_string",
     "go_quote",
     "is_label_key",
@@ -19,8 +22,11 @@ __all__ = [
     "label_key_errors",
     "label_value_errors",
     "parse_go_int64",
+    "path_segment_errors",
 ]
 
+DNS1123_LABEL_MAX = 63
+DNS1123_SUBDOMAIN_MAX = 253
 LABEL_NAME_MAX = 63
 LABEL_VALUE_MAX = 63
 PREFIX_MAX = 253
@@ -28,9 +34,13 @@ PREFIX_MAX = 253
 _NAME_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
 _VALUE_FMT = f"({_NAME_FMT})?"
 _SUBDOMAIN_FMT = "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*"
+_DNS1123_LABEL_FMT = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
+_DNS1035_LABEL_FMT = "[a-z]([-a-z0-9]*[a-z0-9])?"
 # ASCII-only classes: Go's regexp works on bytes here; never use \d or \w.
 _NAME_RE = re.compile(_NAME_FMT)
 _SUBDOMAIN_RE = re.compile(_SUBDOMAIN_FMT)
+_DNS1123_LABEL_RE = re.compile(_DNS1123_LABEL_FMT)
+_DNS1035_LABEL_RE = re.compile(_DNS1035_LABEL_FMT)
 _INT_RE = re.compile(r"[+-]?[0-9]+")
 _INT64_MIN = -(2**63)
 _INT64_MAX = 2**63 - 1
@@ -46,6 +56,15 @@ _VALUE_MSG = (
 _SUBDOMAIN_MSG = (
     "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, "
     "'-' or '.', and must start and end with an alphanumeric character"
+)
+
+_DNS1123_LABEL_MSG = (
+    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters "
+    "or '-', and must start and end with an alphanumeric character"
+)
+_DNS1035_LABEL_MSG = (
+    "a DNS-1035 label must consist of lower case alphanumeric characters or '-', "
+    "start with an alphabetic character, and end with an alphanumeric character"
 )
 
 
@@ -106,6 +125,44 @@ def label_value_errors(value: str) -> list[str]:
     if value and not _NAME_RE.fullmatch(value):
         errs.append(_regex_error(_VALUE_MSG, _VALUE_FMT, "MyValue", "my_value", "12345"))
     return errs
+
+
+def dns1123_subdomain_errors(value: str) -> list[str]:
+    """``IsDNS1123Subdomain``: the rule for most object names (empty when valid)."""
+    errs: list[str] = []
+    if len(value) > DNS1123_SUBDOMAIN_MAX:
+        errs.append(_max_len_error(DNS1123_SUBDOMAIN_MAX))
+    if not _SUBDOMAIN_RE.fullmatch(value):
+        errs.append(_regex_error(_SUBDOMAIN_MSG, _SUBDOMAIN_FMT, "example.com"))
+    return errs
+
+
+def dns1123_label_errors(value: str) -> list[str]:
+    """``IsDNS1123Label``: namespaces and ManagedClusters (empty when valid)."""
+    errs: list[str] = []
+    if len(value) > DNS1123_LABEL_MAX:
+        errs.append(_max_len_error(DNS1123_LABEL_MAX))
+    if not _DNS1123_LABEL_RE.fullmatch(value):
+        errs.append(_regex_error(_DNS1123_LABEL_MSG, _DNS1123_LABEL_FMT, "my-name", "123-abc"))
+    return errs
+
+
+def dns1035_label_errors(value: str) -> list[str]:
+    """``IsDNS1035Label``: Service names (empty when valid)."""
+    errs: list[str] = []
+    if len(value) > DNS1123_LABEL_MAX:
+        errs.append(_max_len_error(DNS1123_LABEL_MAX))
+    if not _DNS1035_LABEL_RE.fullmatch(value):
+        errs.append(_regex_error(_DNS1035_LABEL_MSG, _DNS1035_LABEL_FMT, "my-name", "abc-123"))
+    return errs
+
+
+def path_segment_errors(value: str) -> list[str]:
+    """``ValidatePathSegmentName``: the least a name needs to be one URL path segment
+    (RBAC names only need this); empty when valid."""
+    if value in (".", ".."):
+        return [f"may not be '{value}'"]
+    return [f"may not contain '{bad}'" for bad in ("/", "%") if bad in value]
 
 
 def is_label_key(key: str) -> bool:
