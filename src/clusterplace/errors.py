@@ -43,17 +43,25 @@ class InputError(ClusterplaceError):
         super().__init__(f"{where}: {message}" if where else message)
 
 
+MAX_REPORTED = 20  # problems listed in one message; the rest are counted
+
+
 class InputErrors(InputError):
-    """Several input problems found in one pass; ``str()`` lists them one per line."""
+    """Several input problems found in one pass; ``str()`` lists them one per line (the
+    first :data:`MAX_REPORTED`, then how many more), while ``problems`` keeps them all."""
 
     def __init__(self, problems: list[InputError]) -> None:
         self.problems = list(problems)
         first = self.problems[0]
         super().__init__(first.message, first.location)
-        self.args = ("\n".join(str(p) for p in self.problems),)
+        self.args = (str(self),)
 
     def __str__(self) -> str:
-        return "\n".join(str(p) for p in self.problems)
+        shown = [str(p) for p in self.problems[:MAX_REPORTED]]
+        hidden = len(self.problems) - len(shown)
+        if hidden:
+            shown.append(f"... and {hidden} more problem{'s' if hidden > 1 else ''}")
+        return "\n".join(shown)
 
 
 QUOTE_LIMIT = 80  # characters of a user's value an error message quotes

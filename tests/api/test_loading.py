@@ -354,7 +354,7 @@ BAD = [
     Bad(
         "wrong-type",
         placement_yaml(f'  numberOfClusters: "3"  {MARK}\n'),
-        ("must be an integer, not str '3'",),
+        ('must be an integer, not string "3"',),
         obj=PL,
         field="spec.numberOfClusters",
     ),

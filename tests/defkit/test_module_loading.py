@@ -190,7 +190,7 @@ def test_values_given_to_exists_and_not_exists_are_ignored_with_a_warning(tmp_pa
 @pytest.mark.parametrize(
     ("values", "message"),
     [
-        ("values: prod", "spec.placement.runOn[0].values: must be a list, not str 'prod'"),
+        ("values: prod", 'spec.placement.runOn[0].values: must be a list, not string "prod"'),
         ("values: [yes]", "spec.placement.runOn[0].values[0]: must be a string, but yes was read"),
     ],
 )

@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from clusterplace.federation import ANNOTATION, RoutingError, object_file_name, route
 from tests.federation._helpers import annotate, req
@@ -128,7 +130,7 @@ FILE_NAMES = [
         "deployment.apps_shop_web.yaml",
     ),
     (obj("x"), "configmap_default_x.yaml"),
-    (obj("x", namespace=None), "configmap_x.yaml"),
+    (obj("x", namespace=None), "configmap_default_x.yaml"),  # the API server's default
     (obj("shop", kind="Namespace", namespace=None), "namespace_shop.yaml"),
     (
         obj("view", kind="ClusterRole", api="rbac.authorization.k8s.io/v1", namespace=None),
@@ -153,3 +155,40 @@ def test_file_names_ignore_api_version() -> None:
         object_file_name(obj("web", kind="Deployment", api=f"apps/{v}")) for v in ("v1", "v1beta2")
     }
     assert names == {"deployment.apps_default_web.yaml"}
+
+
+_part = st.text(alphabet=st.sampled_from("aZ9._-%:/é \n"), min_size=1, max_size=6)
+_identity = st.tuples(
+    st.sampled_from(["v1", "apps/v1", "a.b/v1", "a_b/v1", "a/v1"]),
+    st.sampled_from(["ConfigMap", "Namespace", "Foo", "Foo.Bar", "X_y"]),
+    st.none() | _part,
+    _part,
+)
+
+
+def _identity_key(identity: tuple[str, str, str | None, str]) -> tuple[str, str, str, str]:
+    """What makes two objects one, for the API server (kinds ignore case)."""
+    api, kind, namespace, name = identity
+    ns = "" if kind == "Namespace" else (namespace or "default")
+    return (api.rpartition("/")[0], kind.lower(), ns, name)
+
+
+@settings(max_examples=500)
+@given(_identity, _identity)
+def test_file_names_are_injective(
+    first: tuple[str, str, str | None, str], second: tuple[str, str, str | None, str]
+) -> None:
+    a = object_file_name(obj(first[3], kind=first[1], api=first[0], namespace=first[2]))
+    b = object_file_name(obj(second[3], kind=second[1], api=second[0], namespace=second[2]))
+    if _identity_key(first) != _identity_key(second):
+        assert a != b
+        assert a.lower() != b.lower()  # safe on case-insensitive file systems too
+    else:
+        assert a == b
+    assert "/" not in a and a.count(".yaml") >= 1
+
+
+def test_a_name_too_long_for_a_file_is_an_error() -> None:
+    long = obj("r" * 250, kind="ClusterRole", api="rbac.authorization.k8s.io/v1", namespace=None)
+    with pytest.raises(RoutingError, match="file systems allow 255"):
+        route([long], {"c1": {}})

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import re
+import reprlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,9 +19,9 @@ from pydantic import BaseModel, ValidationError
 from clusterplace.api.base import KubeObject
 from clusterplace.api.core import GenericObject
 from clusterplace.api.metadata import metadata_problems, quote
-from clusterplace.api.registry import convert, model_for
+from clusterplace.api.registry import convert, misspelled_group, model_for, namespace_of
 from clusterplace.api.sources import Source
-from clusterplace.api.yaml_io import TextError, line_of, load_text, scalar_text
+from clusterplace.api.yaml_io import TextError, line_of, load_text, odd_key_texts, scalar_text
 from clusterplace.collector import collector_paused
 from clusterplace.errors import InputError, InputErrors, Location
 
@@ -123,6 +124,19 @@ def read_documents(sources: Sequence[Source]) -> list[Document]:
                 continue
             kind = value.get("kind")
             items = value.get("items")
+            if isinstance(kind, str) and kind.endswith("List") and not isinstance(items, list):
+                problems.append(
+                    InputError(
+                        f"a {kind} needs items: a list of objects, not {_shown_value(items)}",
+                        Location(
+                            file=source.name,
+                            line=line_of(source.text, index, ("items",) if items else ()),
+                            obj=describe(value),
+                            field="items",
+                        ),
+                    )
+                )
+                continue
             if isinstance(kind, str) and kind.endswith("List") and isinstance(items, list):
                 for i, item in enumerate(items):
                     if isinstance(item, dict):
@@ -154,7 +168,7 @@ def check_identity(doc: Document) -> list[InputError]:
             if value is None:
                 problems.append(InputError(f"{key} is missing", doc.location()))
             else:
-                message = f"{key} must be a non-empty string, not {value!r}"
+                message = f"must be a non-empty string, not {_shown_value(value)}"
                 problems.append(InputError(message, doc.location((key,))))
     meta = data.get("metadata")
     if not isinstance(meta, dict):
@@ -198,13 +212,17 @@ def require_unique_identities(documents: Sequence[Document]) -> None:
     problems: list[InputError] = []
     seen: dict[tuple[str, str, str, str], Document] = {}
     for doc in documents:
-        identity = check_identity(doc)
+        identity = check_identity(doc) or _odd_keys_anywhere(doc)
         if identity:
             problems.extend(identity)
             continue
         meta = doc.data["metadata"]
         group = doc.data["apiVersion"].rpartition("/")[0]
-        key = (group, doc.data["kind"], meta.get("namespace") or "", meta["name"])
+        kind = doc.data["kind"]
+        # As the API server: kinds resolve without regard to case, and a namespaced
+        # object written without a namespace is in "default".
+        namespace = namespace_of(kind, meta.get("namespace")) or ""
+        key = (group, kind.lower(), namespace, meta["name"])
         first = seen.setdefault(key, doc)
         if first is not doc:
             problems.append(
@@ -215,6 +233,21 @@ def require_unique_identities(documents: Sequence[Document]) -> None:
             )
     if problems:
         raise LoadError(problems)
+
+
+_REPR = reprlib.Repr()
+_REPR.maxstring = _REPR.maxother = 80
+_REPR.maxlevel, _REPR.maxdict, _REPR.maxlist = 2, 4, 4
+
+
+def _shown_value(value: object) -> str:
+    """A bad value as a message shows it: its YAML type, and a short rendering (never
+    the whole of a huge or deeply nested value)."""
+    if value is None:
+        return "null (YAML reads ~, null and an empty value as null)"
+    if isinstance(value, str):
+        return f"string {quote(value)}"
+    return f"{_type_name(value)} {_REPR.repr(value)}"
 
 
 def _article(noun: str) -> str:
@@ -316,11 +349,67 @@ def _message(err: Any, doc: Document, path: Path, model: type[BaseModel]) -> str
             "dict_type": "a mapping",
             "model_type": "a mapping",
         }[kind]
-        return f"must be {expected}, not {_type_name(value)} {value!r}"
+        return f"must be {expected}, not {_shown_value(value)}"
     msg = str(err["msg"])
     for prefix in ("Value error, ", "Assertion failed, "):
         msg = msg.removeprefix(prefix)
     return msg.replace("Input should be", "must be").replace("String should", "must")
+
+
+def _validation_problems(
+    err: ValidationError, doc: Document, model: type[BaseModel]
+) -> list[InputError]:
+    problems: list[InputError] = []
+    odd_keys_seen: set[Path] = set()
+    for detail in err.errors():
+        loc = detail["loc"]
+        if detail["type"] == "invalid_key" or (loc and loc[-1] == "[key]"):
+            # A key YAML 1.1 did not read as a string: pydantic's location names it by
+            # position, so find it, and say what it was written as, in the input.
+            parent = _raw_path(doc.data, loc[:-2] if loc[-1] == "[key]" else loc[:-1])
+            if parent not in odd_keys_seen:
+                odd_keys_seen.add(parent)
+                problems.extend(_odd_key_problems(doc, parent))
+            continue
+        path = _raw_path(doc.data, loc)
+        problems.append(InputError(_message(detail, doc, path, model), doc.location(path)))
+    return problems
+
+
+def _odd_keys_anywhere(doc: Document) -> list[InputError]:
+    """Keys that are not strings, anywhere in an object that is passed through as it is
+    (no model checks it; written out, ``yes:`` would become ``true:``)."""
+    stack: list[tuple[Any, Path]] = [(doc.data, ())]
+    while stack:
+        value, path = stack.pop()
+        if isinstance(value, dict):
+            if any(not isinstance(k, str) for k in value):
+                return _odd_key_problems(doc, path)
+            stack.extend((v, (*path, k)) for k, v in value.items())
+        elif isinstance(value, list):
+            stack.extend((v, (*path, i)) for i, v in enumerate(value))
+    return []
+
+
+def _odd_key_problems(doc: Document, parent: Path) -> list[InputError]:
+    mapping: Any = doc.data
+    for step in parent:
+        mapping = mapping[step]
+    keys = [k for k in mapping if not isinstance(k, str)] if isinstance(mapping, dict) else []
+    texts = odd_key_texts(doc.source.text, doc.doc, doc.prefix + parent)
+    problems = []
+    for key, text in zip(keys, texts + [None] * len(keys), strict=False):
+        written = text if text is not None else str(key)
+        read_as = "null" if key is None else _article(_type_name(key))
+        problems.append(
+            InputError(
+                f"key {written} was read as {read_as}, "
+                "but keys must be strings (YAML 1.1 reads yes/no/on/off, ~ and numbers as "
+                f'non-strings): quote it, e.g. "{written}"',
+                doc.location(parent),
+            )
+        )
+    return problems
 
 
 @dataclass
@@ -349,6 +438,15 @@ def decode(documents: Sequence[Document], *, keep_unknown: bool = False) -> Load
             continue
         model = model_for(doc.data["apiVersion"], doc.data["kind"])
         if model is None:
+            meant = misspelled_group(doc.data["apiVersion"], doc.data["kind"])
+            if meant is not None:
+                problems.append(
+                    InputError(
+                        f"unknown API group for {doc.data['kind']}; did you mean {meant}?",
+                        doc.location(("apiVersion",)),
+                    )
+                )
+                continue
             if not keep_unknown:
                 loaded.unknown.append(doc)
                 continue
@@ -366,9 +464,7 @@ def decode(documents: Sequence[Document], *, keep_unknown: bool = False) -> Load
         try:
             obj = model.model_validate(raw)
         except ValidationError as err:
-            for detail in err.errors():
-                path = _raw_path(doc.data, detail["loc"])
-                problems.append(InputError(_message(detail, doc, path, model), doc.location(path)))
+            problems.extend(_validation_problems(err, doc, model))
             continue
         if obj.NAMESPACED and not obj.metadata.namespace:
             obj.metadata.namespace = "default"  # kubectl's default namespace

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import difflib
 from typing import Any
 
 from clusterplace.api.addon import AddOnPlacementScore
@@ -12,7 +13,15 @@ from clusterplace.api.core import ConfigMap
 from clusterplace.api.module import DefinitionModule
 from clusterplace.api.placement import Placement, PlacementDecision
 
-__all__ = ["MODELS", "convert", "model_for", "supported_versions"]
+__all__ = [
+    "CLUSTER_SCOPED",
+    "MODELS",
+    "convert",
+    "misspelled_group",
+    "model_for",
+    "namespace_of",
+    "supported_versions",
+]
 
 MODELS: tuple[type[KubeObject], ...] = (
     ManagedCluster,
@@ -37,6 +46,61 @@ def model_for(api_version: str, kind: str) -> type[KubeObject] | None:
     if model is None or _group(api_version) != _group(model.API_VERSIONS[0]):
         return None
     return model
+
+
+# Kinds Kubernetes and OCM serve cluster-scoped (an object of any other kind is taken
+# as namespaced, as most custom resources are).
+CLUSTER_SCOPED = frozenset(
+    {
+        "APIService",
+        "CertificateSigningRequest",
+        "ClusterManagementAddOn",
+        "ClusterRole",
+        "ClusterRoleBinding",
+        "ComponentStatus",
+        "CSIDriver",
+        "CSINode",
+        "CustomResourceDefinition",
+        "FlowSchema",
+        "IngressClass",
+        "ManagedCluster",
+        "ManagedClusterSet",
+        "MutatingWebhookConfiguration",
+        "Namespace",
+        "Node",
+        "PersistentVolume",
+        "PriorityClass",
+        "PriorityLevelConfiguration",
+        "RuntimeClass",
+        "StorageClass",
+        "ValidatingAdmissionPolicy",
+        "ValidatingAdmissionPolicyBinding",
+        "ValidatingWebhookConfiguration",
+        "VolumeAttachment",
+    }
+)
+
+
+def namespace_of(kind: str, namespace: object) -> str | None:
+    """The namespace an API server gives an object: ``default`` for a namespaced kind
+    written without one, none for a cluster-scoped kind."""
+    model = _BY_KIND.get(kind)
+    namespaced = model.NAMESPACED if model is not None else kind not in CLUSTER_SCOPED
+    if not namespaced:
+        return None
+    return namespace if isinstance(namespace, str) and namespace else "default"
+
+
+def misspelled_group(api_version: str, kind: str) -> str | None:
+    """For a kind clusterplace models, written with an API group close to its own (a
+    typo, not another project's kind of the same name): the apiVersion meant."""
+    model = _BY_KIND.get(kind)
+    if model is None:
+        return None
+    group, wanted = _group(api_version), _group(model.API_VERSIONS[0])
+    if group == wanted or not difflib.get_close_matches(group, [wanted], n=1, cutoff=0.8):
+        return None
+    return model.API_VERSIONS[0]
 
 
 def supported_versions(model: type[KubeObject]) -> tuple[str, ...]:

@@ -13,9 +13,17 @@ from typing import Any
 
 import yaml
 
-from clusterplace.api import fast_yaml
+from clusterplace.api import fast_yaml, text_bounds
 
-__all__ = ["StrictLoader", "dump_json", "dump_yaml_stream", "line_of", "load_text", "scalar_text"]
+__all__ = [
+    "StrictLoader",
+    "dump_json",
+    "dump_yaml_stream",
+    "line_of",
+    "load_text",
+    "odd_key_texts",
+    "scalar_text",
+]
 
 _TIMESTAMP = "tag:yaml.org,2002:timestamp"
 
@@ -64,13 +72,25 @@ class TextError(ValueError):
 
 
 def load_text(text: str, *, json_only: bool = False) -> list[Any]:
-    """Every document of a YAML stream (or the one JSON value), empty documents dropped."""
-    if json_only:
-        return _load_json_stream(text)
-    fast = fast_yaml.load(text, StrictLoader)
-    if fast is not None:
-        return fast
-    return _load_yaml_stream(text)
+    """Every document of a YAML stream (or the JSON values), empty documents dropped.
+
+    Text nested too deeply or with an alias bomb is refused before it is parsed (see
+    :mod:`clusterplace.api.text_bounds`)."""
+    try:
+        if json_only:
+            values = _load_json_stream(text)
+            for value in values:
+                text_bounds.check_depth(value)
+            return values
+        text_bounds.check_yaml(text)
+        fast = fast_yaml.load(text, StrictLoader)
+        if fast is not None:
+            return fast
+        return _load_yaml_stream(text)
+    except text_bounds.BoundError as err:
+        raise TextError(err.message, err.line) from None
+    except RecursionError:
+        raise TextError(f"nested more than {text_bounds.MAX_DEPTH} levels deep", None) from None
 
 
 def _load_yaml_stream(text: str) -> list[Any]:
@@ -171,6 +191,19 @@ def scalar_text(text: str, doc: int, path: Sequence[str | int]) -> str | None:
     if len(trail) == len(path) + 1 and isinstance(trail[-1], yaml.ScalarNode):
         return str(trail[-1].value)
     return None
+
+
+def odd_key_texts(text: str, doc: int, path: Sequence[str | int]) -> list[str]:
+    """The source text of each key of the mapping at ``path`` that YAML 1.1 reads as
+    something other than a string (``yes``, ``1``, ``~``), in order."""
+    trail = _trail(text, doc, path)
+    if len(trail) != len(path) + 1 or not isinstance(trail[-1], yaml.MappingNode):
+        return []
+    return [
+        str(key.value)
+        for key, _ in trail[-1].value
+        if isinstance(key, yaml.ScalarNode) and key.tag != "tag:yaml.org,2002:str"
+    ]
 
 
 class _Dumper(yaml.CSafeDumper):

@@ -13,7 +13,7 @@ import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from clusterplace.api import DefinitionModule, Source, decode, read_documents
+from clusterplace.api import DefinitionModule, decode, expand_sources, read_documents
 from clusterplace.api.loader import Document
 from clusterplace.api.metadata import quote
 from clusterplace.api.module import PlacementCondition
@@ -83,8 +83,7 @@ def _load_metadata(path: Path, warnings: list[str]) -> DefinitionModule | None:
     module_yaml = path / "module.yaml"
     if not module_yaml.exists():
         return None
-    source = Source(str(module_yaml), module_yaml.read_text(encoding="utf-8"))
-    documents = read_documents([source])
+    documents = read_documents(expand_sources([str(module_yaml)]))
     if len(documents) != 1:
         raise InputError("must hold exactly one DefinitionModule", Location(file=str(module_yaml)))
     loaded = decode(documents, keep_unknown=True)
@@ -145,7 +144,8 @@ def _load_python(file: Path) -> list[Definition]:
 
 
 def _load_cue(file: Path, expected: type[Definition]) -> Definition:
-    text = file.read_text(encoding="utf-8")
+    (source,) = expand_sources([str(file)])
+    text = source.text
     where = Location(file=str(file))
     try:
         blocks = top_level_blocks(text)

@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from clusterplace.api.registry import namespace_of
 from clusterplace.federation.cluster_selector import ANNOTATION, parse_cluster_selector
 from clusterplace.labels import Labels, SelectorError
 
@@ -30,34 +31,54 @@ class RoutingError(ValueError):
         self.problems = list(problems)
 
 
+_KEEP = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-")
+NAME_MAX = 255  # bytes in one file name, on every common file system
+
+
+def _encode(text: str, keep: frozenset[str]) -> str:
+    """``text`` with every character outside ``keep`` written as ``%XX`` (UTF-8 bytes),
+    '%' included: distinct texts give distinct results, and no result holds a separator
+    or a letter whose case a case-insensitive file system could fold."""
+    if all(ch in keep for ch in text):
+        return text
+    return "".join(
+        ch if ch in keep else "".join(f"%{b:02X}" for b in ch.encode("utf-8", "surrogatepass"))
+        for ch in text
+    )
+
+
 def object_file_name(obj: Mapping[str, Any]) -> str:
     """A stable file name from kind (with API group), namespace and name.
 
     ``deployment.apps_shop_web.yaml``, ``configmap_default_settings.yaml``,
-    ``namespace_shop.yaml``. Names and namespaces never contain ``_``, so the
-    name cannot collide for different objects.
+    ``namespace_shop.yaml``. Injective: the kind (lower-cased, since Kubernetes resolves
+    kinds without regard to case) and each part are encoded so that ``.`` only ends the
+    kind and ``_`` only separates parts; a namespaced object written without a
+    namespace is in ``default``, as the API server would put it.
     """
     api_version = str(obj.get("apiVersion", ""))
     group = api_version.rpartition("/")[0]
-    kind = str(obj.get("kind", "")).lower()
+    kind = _encode(str(obj.get("kind", "")).lower(), _KEEP)
     meta = obj.get("metadata") or {}
-    parts = [f"{kind}.{group}" if group else kind]
-    if meta.get("namespace"):
-        parts.append(str(meta["namespace"]))
-    parts.append(str(meta.get("name", "")))
+    parts = [f"{kind}.{_encode(group, _KEEP | {'.'})}" if group else kind]
+    namespace = namespace_of(str(obj.get("kind", "")), meta.get("namespace"))
+    if namespace is not None:
+        parts.append(_encode(namespace, _KEEP | {"."}))
+    parts.append(_encode(str(meta.get("name", "")), _KEEP | {"."}))
     return "_".join(parts) + ".yaml"
 
 
 def _unsafe_name(obj: Mapping[str, Any]) -> str | None:
-    """Why the object's name or namespace cannot be part of a file name (None if it can)."""
+    """Why the object cannot have a file of its own (None if it can)."""
     meta = obj.get("metadata") or {}
-    for field in ("namespace", "name"):
-        value = str(meta.get(field) or "")
-        if "/" in value or "\\" in value or value in (".", "..") or "\0" in value:
-            return (
-                f"metadata.{field} {value!r} cannot be used in a file name; Kubernetes names "
-                "are DNS subdomains (lower-case letters, digits, '-' and '.')"
-            )
+    if meta.get("name") in (".", ".."):
+        return f"metadata.name {meta['name']!r} cannot be used in a file name"
+    size = len(object_file_name(obj).encode("utf-8"))
+    if size > NAME_MAX:
+        return (
+            f"its file name would be {size} bytes long, and file systems allow {NAME_MAX}; "
+            "use a shorter name"
+        )
     return None
 
 
