@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 import yaml
 
-from clusterplace.bundles import INDEX_NAME, RoutePlan, apply_plan, plan_route_dir
+from clusterplace.bundles import INDEX_NAME, RoutePlan, plan_route_dir, route_into
 from clusterplace.errors import InputError, InputErrors
 from clusterplace.federation import route
 from tests.federation._helpers import annotate, req
@@ -43,10 +43,8 @@ def plan(out: Path, objects: Sequence[dict[str, Any]]) -> RoutePlan:
     return plan_route_dir(out, route(objects, CLUSTERS))
 
 
-def run(out: Path, objects: Sequence[dict[str, Any]]) -> RoutePlan:
-    result = plan(out, objects)
-    apply_plan(result)
-    return result
+def run(out: Path, objects: Sequence[dict[str, Any]], *, force: bool = False) -> RoutePlan:
+    return route_into(out, route(objects, CLUSTERS), force=force)
 
 
 def actions(result: RoutePlan) -> dict[str, str]:
@@ -136,6 +134,52 @@ def test_hand_edited_stale_copy_is_kept(out: Path) -> None:
     assert (out / "us" / WEB).exists()
 
 
+def _edit(path: Path) -> None:
+    path.write_text("# mine now\n" + path.read_text(encoding="utf-8"), encoding="utf-8")
+
+
+def test_hand_edited_copy_still_routed_is_kept_too(out: Path) -> None:
+    """Drift is treated alike both ways: an edited copy is never overwritten nor
+    removed without --force."""
+    run(out, [deployment("europe")])
+    _edit(out / "eu" / WEB)
+    result = run(out, [deployment("europe", replicas=5)])
+    assert actions(result) == {f"eu/{WEB}": "keep"}
+    assert (out / "eu" / WEB).read_text(encoding="utf-8").startswith("# mine now\n")
+
+
+@pytest.mark.parametrize("routed_later", [["europe"], ["usa"], []])
+def test_a_kept_copy_never_blocks_a_later_run(out: Path, routed_later: list[str]) -> None:
+    run(out, [deployment("europe")])
+    _edit(out / "eu" / WEB)
+    run(out, [deployment("usa")])  # kept, and still ours in the index
+    for region in [*routed_later, "europe"]:
+        result = run(out, [deployment(region)])  # never "was not written by clusterplace"
+        assert actions(result).get(f"eu/{WEB}") in ("keep", None)
+    assert (out / "eu" / WEB).read_text(encoding="utf-8").startswith("# mine now\n")
+
+
+@pytest.mark.parametrize("still_routed", [True, False])
+def test_force_overwrites_or_removes_edited_copies(out: Path, still_routed: bool) -> None:
+    run(out, [deployment("europe")])
+    _edit(out / "eu" / WEB)
+    result = run(out, [deployment("europe" if still_routed else "usa")], force=True)
+    assert actions(result)[f"eu/{WEB}"] == ("update" if still_routed else "remove")
+    assert (out / "eu" / WEB).exists() is still_routed
+    if still_routed:
+        assert yaml.safe_load((out / "eu" / WEB).read_text(encoding="utf-8")) == deployment(
+            "europe"
+        )
+
+
+def test_force_replaces_a_file_clusterplace_did_not_write(out: Path) -> None:
+    (out / "eu").mkdir(parents=True)
+    (out / "eu" / WEB).write_text("hand-made\n", encoding="utf-8")
+    with pytest.raises(InputError, match="give --force to replace it"):
+        run(out, [deployment("europe")])
+    assert actions(run(out, [deployment("europe")], force=True)) == {f"eu/{WEB}": "update"}
+
+
 def test_stale_copy_already_deleted_is_not_reported(out: Path) -> None:
     run(out, [deployment("europe")])
     (out / "eu" / WEB).unlink()
@@ -210,7 +254,7 @@ def test_object_name_cannot_escape_the_output_directory(tmp_path: Path) -> None:
     out = tmp_path / "a" / "b" / "out"
     evil = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x/../../../../evil"}}
     with contextlib.suppress(ValueError, InputError):
-        apply_plan(plan_route_dir(out, route([evil], {"c1": {}})))
+        route_into(out, route([evil], {"c1": {}}))
     assert [p for p in snapshot(tmp_path) if not p.startswith("a/b/out/")] == []
 
 

@@ -141,3 +141,34 @@ def test_duplicate_manifest_names_both_places(run, tmp_path):
     assert str(manifests / "a.yaml") in result.stderr
     assert str(manifests / "b.yaml") in result.stderr
     assert not (tmp_path / "o").exists()
+
+
+def test_an_empty_fleet_is_refused_and_removes_nothing(run, tmp_path):
+    out = tmp_path / "out"
+    assert (
+        run(
+            "route", "-f", "examples/manifests", "--clusters", "examples/fleet", "-o", str(out)
+        ).code
+        == 0
+    )
+    before = sorted(p.name for p in out.rglob("*"))
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (empty / "nothing.yaml").write_text("# no clusters here\n")
+    result = run("route", "-f", "examples/manifests", "--clusters", str(empty), "-o", str(out))
+    assert result.code == 1
+    assert "no ManagedCluster found in the --clusters input" in result.stderr
+    assert sorted(p.name for p in out.rglob("*")) == before
+
+
+def test_a_cluster_cannot_be_named_like_a_control_file(run, tmp_path):
+    clusters = tmp_path / "c.yaml"
+    clusters.write_text(
+        "apiVersion: cluster.open-cluster-management.io/v1\nkind: ManagedCluster\n"
+        "metadata: {name: .clusterplace-route.json}\nspec: {hubAcceptsClient: true}\n"
+    )
+    result = run(
+        "route", "-f", "examples/manifests", "--clusters", str(clusters), "-o", str(tmp_path / "o")
+    )
+    assert result.code == 1 and "RFC 1123 label" in result.stderr
+    assert not (tmp_path / "o").exists()

@@ -13,9 +13,9 @@ from typing import Any
 from clusterplace.api.yaml_io import dump_yaml_stream
 from clusterplace.errors import InputError, InputErrors, Location
 from clusterplace.federation import Routed
-from clusterplace.outputs.atomic import FileTransaction
+from clusterplace.outputs import FileTransaction, OutputError, open_output
 
-__all__ = ["INDEX_NAME", "Change", "RoutePlan", "apply_plan", "plan_route_dir"]
+__all__ = ["INDEX_NAME", "Change", "RoutePlan", "apply_plan", "plan_route_dir", "route_into"]
 
 INDEX_NAME = ".clusterplace-route.json"
 INDEX_KIND = "RouteIndex"
@@ -67,10 +67,11 @@ def _inside(out_dir: Path, rel: str) -> bool:
 
 def _read_index(out_dir: Path) -> dict[str, dict[str, str]]:
     path = out_dir / INDEX_NAME
-    if not path.exists():
+    text = _read(path)
+    if text is None:
         return {}
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(text)
         files = data["files"]
         if data.get("kind") != INDEX_KIND or not isinstance(files, dict):
             raise ValueError
@@ -85,11 +86,25 @@ def _read_index(out_dir: Path) -> dict[str, dict[str, str]]:
         ) from None
 
 
-def plan_route_dir(out_dir: Path, routed: Sequence[Routed]) -> RoutePlan:
-    """What writing ``routed`` into ``out_dir`` would add, update and remove.
+def _read(path: Path) -> str | None:
+    """A file's text, or None when there is no file."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as err:
+        reason = err.strerror if isinstance(err, OSError) else "not UTF-8 text"
+        raise OutputError(f"{path}: cannot read: {reason}") from None
 
-    Raises :class:`InputError` when a file to write exists but was not written by
-    clusterplace: it is never overwritten.
+
+def plan_route_dir(out_dir: Path, routed: Sequence[Routed], *, force: bool = False) -> RoutePlan:
+    """What writing ``routed`` into ``out_dir`` would add, update, remove and keep.
+
+    A copy edited by hand since clusterplace wrote it is kept (action ``keep``), whether
+    its object is still routed there or not, and stays in the index so that it never
+    blocks a later run; ``force`` overwrites or removes it instead. A file clusterplace
+    did not write is never overwritten without ``force``: that raises
+    :class:`InputError`.
     """
     plan = RoutePlan(out_dir)
     previous = _read_index(out_dir)
@@ -108,23 +123,30 @@ def plan_route_dir(out_dir: Path, routed: Sequence[Routed]) -> RoutePlan:
                     )
                 )
                 continue
-            plan.contents[rel] = text
-            plan.index[rel] = {"object": ref, "sha256": _digest(text)}
-            if rel not in previous:
-                if path.exists():
+            current = _read(path)
+            entry = {"object": ref, "sha256": _digest(text)}
+            if current is None:
+                action = "add"
+            elif current == text:
+                action = "unchanged"
+            elif rel not in previous:
+                if not force:
                     conflicts.append(
                         InputError(
                             "exists but was not written by clusterplace route; it is never "
-                            "overwritten: move it away or choose another output directory",
+                            "overwritten: move it away, or give --force to replace it",
                             Location(file=str(path)),
                         )
                     )
                     continue
-                action = "add"
-            elif not path.exists():
-                action = "add"
+                action = "update"
+            elif _digest(current) == previous[rel].get("sha256") or force:
+                action = "update"
             else:
-                action = "unchanged" if path.read_text(encoding="utf-8") == text else "update"
+                action = "keep"
+                entry = previous[rel]  # still ours, still edited: never a conflict later
+            plan.contents[rel] = text
+            plan.index[rel] = entry
             plan.changes.append(Change(action, cluster, item.file_name, ref))
     if conflicts:
         raise InputErrors(conflicts)
@@ -132,26 +154,48 @@ def plan_route_dir(out_dir: Path, routed: Sequence[Routed]) -> RoutePlan:
         if rel in plan.index:
             continue
         cluster, _, name = rel.partition("/")
-        path = out_dir / rel
-        if not path.exists():
+        current = _read(out_dir / rel)
+        if current is None:
             continue
-        if _digest(path.read_text(encoding="utf-8")) == entry.get("sha256"):
+        if force or _digest(current) == entry.get("sha256"):
             plan.changes.append(Change("remove", cluster, name, entry.get("object", "")))
         else:
             plan.changes.append(Change("keep", cluster, name, entry.get("object", "")))
+            plan.index[rel] = entry
     plan.changes.sort(key=lambda c: (c.cluster, c.file))
     return plan
 
 
-def apply_plan(plan: RoutePlan) -> None:
-    """Carry out ``plan`` atomically: all files staged, renamed, then the index."""
-    with FileTransaction() as tx:
-        for change in plan.changes:
-            path = plan.out_dir / change.relpath
-            if change.action in ("add", "update"):
-                tx.write(path, plan.contents[change.relpath])
-            elif change.action == "remove":
-                tx.delete(path)
-        index = {"apiVersion": "clusterplace.io/v1", "kind": INDEX_KIND, "files": plan.index}
-        tx.write_last(plan.out_dir / INDEX_NAME, json.dumps(index, indent=2, sort_keys=True) + "\n")
-        tx.commit()
+def apply_plan(plan: RoutePlan, tx: FileTransaction) -> None:
+    """Carry out ``plan`` in ``tx``: files, removals, then the index, all committed at
+    once (a crash leaves either the old folder or, after the next run, the new one)."""
+    for change in plan.changes:
+        path = plan.out_dir / change.relpath
+        if change.action in ("add", "update"):
+            tx.write(path, plan.contents[change.relpath])
+        elif change.action == "remove":
+            tx.delete(path)
+    index = {"apiVersion": "clusterplace.io/v1", "kind": INDEX_KIND, "files": plan.index}
+    text = json.dumps(index, indent=2, sort_keys=True) + "\n"
+    if _read(plan.out_dir / INDEX_NAME) != text:
+        tx.write_last(plan.out_dir / INDEX_NAME, text)
+    tx.commit()
+
+
+def route_into(
+    out_dir: Path,
+    routed: Sequence[Routed],
+    *,
+    force: bool = False,
+    dry_run: bool = False,
+    lock_timeout: float = 0.0,
+) -> RoutePlan:
+    """Plan and (unless ``dry_run``) write ``routed`` into ``out_dir`` under the folder's
+    lock, after finishing whatever an interrupted run left. A dry run takes no lock and
+    writes nothing."""
+    if dry_run:
+        return plan_route_dir(out_dir, routed, force=force)
+    with open_output(out_dir, lock_timeout) as tx:
+        plan = plan_route_dir(out_dir, routed, force=force)
+        apply_plan(plan, tx)
+        return plan

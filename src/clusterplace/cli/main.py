@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import os
 import sys
 
 import click
@@ -66,6 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     """Run the CLI; input errors print ``error: ...`` lines and exit 1, without a traceback."""
     try:
         cli.main(args=argv, prog_name="clusterplace", standalone_mode=False)
+        sys.stdout.flush()  # a full disk behind stdout shows here, not at exit
     except click.exceptions.Abort:
         click.echo("Aborted!", err=True)
         return 130
@@ -79,9 +82,23 @@ def main(argv: list[str] | None = None) -> int:
         _report(err)
         return EXIT_INPUT_ERROR
     except BrokenPipeError:
-        sys.stderr.close()
+        _drop_stdout()
         return 0
+    except OSError as err:  # writing standard output failed (ENOSPC, EIO, /dev/full)
+        _drop_stdout()
+        where = f"{err.filename}: " if err.filename else "standard output: "
+        click.echo(f"error: {where}cannot write: {err.strerror or err}", err=True)
+        return EXIT_INPUT_ERROR
     return 0
+
+
+def _drop_stdout() -> None:
+    """Point standard output at /dev/null, so that the interpreter's last flush of what
+    is still buffered cannot fail again (and print a traceback) at exit."""
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
 
 
 if __name__ == "__main__":

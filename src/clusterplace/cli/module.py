@@ -20,7 +20,7 @@ from clusterplace.cli._common import (
 from clusterplace.defkit.apply import ApplyOptions, apply_module
 from clusterplace.defkit.module import TYPE_DIRS, load_module
 from clusterplace.defkit.stores import DefinitionStore, DirectoryStore, MemoryStore
-from clusterplace.outputs import FileTransaction, format_table
+from clusterplace.outputs import format_table, open_output
 from clusterplace.placement import (
     CLUSTER_IDENTITY_CONFIGMAP,
     CLUSTER_IDENTITY_NAMESPACE,
@@ -75,7 +75,7 @@ def gen_module(directory: str, out: Path) -> None:
     """Write each definition's CUE to OUT/<type dir>/<name>.cue (placement never changes CUE)."""
     module = load_module(directory)
     by_type = {cls.TYPE: folder for folder, cls in TYPE_DIRS.items()}
-    with FileTransaction() as tx:
+    with open_output(out) as tx:
         for loaded in module.definitions:
             definition = loaded.definition
             target = resolve_inside(
@@ -190,6 +190,13 @@ def apply_module_command(
         read_labels = lambda: fixed  # noqa: E731
         if out is None and not dry_run:
             raise click.UsageError("give --out DIR to write the definitions (or --dry-run)")
+        if out is not None and not dry_run:
+            # The folder is locked for the whole run: what exists there decides conflicts.
+            with open_output(out) as tx:
+                apply_module(
+                    module, directory, options, read_labels, DirectoryStore(out, tx), click.echo
+                )
+            return
         store = DirectoryStore(out) if out is not None else MemoryStore()
     apply_module(module, directory, options, read_labels, store, click.echo)
 

@@ -8,7 +8,7 @@ import click
 
 from clusterplace.api import expand_sources, read_documents
 from clusterplace.api.loader import require_unique_identities
-from clusterplace.bundles import apply_plan, plan_route_dir
+from clusterplace.bundles import route_into
 from clusterplace.cli._common import filename_options, load
 from clusterplace.errors import InputError, InputErrors
 from clusterplace.federation import ANNOTATION, RoutingError
@@ -37,12 +37,28 @@ __all__ = ["route"]
     help="Directory to write OUT_DIR/<cluster>/<object>.yaml into.",
 )
 @click.option("--dry-run", is_flag=True, help="Print the plan; write nothing.")
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Overwrite or remove copies edited by hand, and replace files clusterplace did not "
+    "write, instead of keeping them.",
+)
+@click.option(
+    "--lock-timeout",
+    type=click.FloatRange(min=0),
+    default=0,
+    show_default=True,
+    metavar="SECONDS",
+    help="How long to wait for another run writing the same output directory.",
+)
 def route(
     filenames: tuple[str, ...],
     recursive: bool,
     cluster_files: tuple[str, ...],
     out_dir: Path,
     dry_run: bool,
+    force: bool,
+    lock_timeout: float,
 ) -> None:
     """Route objects to clusters with the Federation ClusterSelector annotation.
 
@@ -51,6 +67,12 @@ def route(
     did not write are never touched.
     """
     fleet = load(cluster_files, recursive)
+    if not fleet.clusters:
+        # Routing to no cluster would remove every copy an earlier run wrote.
+        raise InputError(
+            "no ManagedCluster found in the --clusters input; nothing is routed, and "
+            f"nothing in {out_dir} is removed"
+        )
     documents = read_documents(expand_sources(filenames, recursive=recursive))
     require_unique_identities(documents)
     labels = {name: cluster.labels for name, cluster in fleet.clusters.items()}
@@ -63,7 +85,7 @@ def route(
                 for i, msg in err.problems
             ]
         ) from None
-    plan = plan_route_dir(out_dir, routed)
+    plan = route_into(out_dir, routed, force=force, dry_run=dry_run, lock_timeout=lock_timeout)
     for item in routed:
         targets = ", ".join(item.clusters) or "(no cluster)"
         click.echo(f"{item.file_name.removesuffix('.yaml')} -> {targets}")
@@ -76,14 +98,13 @@ def route(
         for a in ("add", "update", "remove", "unchanged", "keep")
         if plan.count(a)
     )
-    if dry_run:
-        click.echo(f"\nDry run: would write to {out_dir}: {summary or 'nothing'}")
-        return
-    apply_plan(plan)
-    click.echo(f"\nWrote {out_dir}: {summary or 'nothing'}")
+    verb = "Dry run: would write to" if dry_run else "Wrote"
+    click.echo(f"\n{verb} {out_dir}: {summary or 'nothing'}")
     for change in plan.changes:
         if change.action == "keep":
             path = out_dir / change.relpath
             click.echo(
-                f"warning: {path}: edited since clusterplace wrote it; left in place", err=True
+                f"warning: {path}: edited by hand since clusterplace wrote it; kept as it is "
+                "(--force overwrites it)",
+                err=True,
             )

@@ -3,14 +3,17 @@ live cluster. Every store answers get/create/update for namespaced objects."""
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import Any, Protocol
 
 import yaml
 
-from clusterplace.api.yaml_io import StrictLoader, dump_yaml_stream
+from clusterplace.api.sources import expand_sources
+from clusterplace.api.yaml_io import StrictLoader, TextError, dump_yaml_stream, load_text
+from clusterplace.errors import InputError, Location
 from clusterplace.federation import object_file_name
-from clusterplace.outputs.atomic import FileTransaction
+from clusterplace.outputs import FileTransaction
 from clusterplace.safepath import resolve_inside
 
 __all__ = ["DefinitionStore", "DirectoryStore", "MemoryStore"]
@@ -65,9 +68,11 @@ class DirectoryStore:
     together by :meth:`commit`, atomically per file, so a failed run writes nothing.
     """
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, transaction: FileTransaction | None = None) -> None:
         self.root = root
         self._pending: dict[Path, str] = {}
+        # The transaction of the locked output folder (see outputs.open_output), if any.
+        self._transaction = transaction
 
     def path_of(self, obj: dict[str, Any]) -> Path:
         """The object's file; never outside the root, whatever its name holds."""
@@ -84,7 +89,13 @@ class DirectoryStore:
             return dict(yaml.load(self._pending[path], Loader=StrictLoader))
         if not path.exists():
             return None
-        loaded = yaml.load(path.read_text(encoding="utf-8"), Loader=StrictLoader)
+        # A file in the output folder is input too: read with every bound of -f.
+        (source,) = expand_sources([str(path)])
+        try:
+            values = load_text(source.text, json_only=source.is_json)
+        except TextError as err:
+            raise InputError(err.message, Location(file=source.name, line=err.line)) from None
+        loaded = values[0] if values else None
         return loaded if isinstance(loaded, dict) else {}
 
     def create(self, obj: dict[str, Any]) -> None:
@@ -94,7 +105,8 @@ class DirectoryStore:
         self.create(obj)
 
     def commit(self) -> None:
-        with FileTransaction() as tx:
+        with contextlib.ExitStack() as stack:
+            tx = self._transaction or stack.enter_context(FileTransaction(self.root))
             for path, text in self._pending.items():
                 tx.write(path, text)
             tx.commit()

@@ -1,0 +1,123 @@
+"""Writing a set of files so that a reader, a crash or a full disk never leaves half of
+them: stage temporaries, commit through a journal (:mod:`.journal`), under the
+folder's lock (:mod:`.lock`)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+from collections.abc import Iterator
+from pathlib import Path
+from types import TracebackType
+
+from clusterplace.outputs.errors import OutputError, output_error
+from clusterplace.outputs.journal import TEMP_PREFIX, Journal, recover, sync_folder
+from clusterplace.outputs.lock import folder_lock
+
+__all__ = ["FileTransaction", "open_output"]
+
+
+class FileTransaction:
+    """Stage writes and deletions under ``root``; :meth:`commit` applies them all, or,
+    after a crash, the next run does (see :func:`open_output`).
+
+    Files get the permissions the umask allows (``0666 & ~umask``), as any program's
+    new files do. Used as a context manager, an exception before :meth:`commit`
+    removes every staged temporary and touches nothing else.
+    """
+
+    def __init__(self, root: Path) -> None:
+        self.root = root.resolve()
+        self._renames: list[tuple[Path, Path]] = []
+        self._last: list[tuple[Path, Path]] = []
+        self._deletes: list[Path] = []
+
+    def _stage(self, path: Path, data: str) -> Path:
+        if "\x00" in str(path):  # the temporary's name has none: check the target's
+            raise output_error(path, ValueError("embedded null byte"))
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            temporary = path.parent / f"{TEMP_PREFIX}{secrets.token_hex(8)}"
+            fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        except (OSError, ValueError) as err:
+            raise output_error(path, err) from None
+        try:
+            view = memoryview(data.encode("utf-8"))
+            while view:
+                view = view[os.write(fd, view) :]
+        except OSError as err:
+            os.close(fd)
+            temporary.unlink(missing_ok=True)
+            raise output_error(path, err) from None
+        os.close(fd)
+        return temporary
+
+    def write(self, path: Path, data: str) -> None:
+        self._renames.append((self._stage(path, data), path))
+
+    def write_last(self, path: Path, data: str) -> None:
+        """Write ``path`` after everything else (an index that describes the others)."""
+        self._last.append((self._stage(path, data), path))
+
+    def delete(self, path: Path) -> None:
+        self._deletes.append(path)
+
+    def _rel(self, path: Path) -> str:
+        try:
+            return str(path.resolve().relative_to(self.root))
+        except ValueError:
+            raise OutputError(f"{path}: not inside the output folder {self.root}") from None
+
+    def commit(self) -> None:
+        """Make the staged files durable, write the journal, carry it out."""
+        if not (self._renames or self._last or self._deletes):
+            return
+        journal = Journal(
+            self.root,
+            [(self._rel(t), self._rel(p)) for t, p in self._renames + self._last],
+            [self._rel(p) for p in self._deletes],
+        )
+        try:
+            sync_folder(self.root)  # the temporaries' contents, all at once
+            journal.write()
+        except OSError as err:
+            raise output_error(self.root, err) from None
+        self._renames, self._last, self._deletes = [], [], []
+        try:
+            journal.carry_out()
+        except OSError as err:
+            raise OutputError(
+                f"{output_error(self.root, err)}; the change is recorded and the next run "
+                "completes it"
+            ) from None
+
+    def rollback(self) -> None:
+        for temporary, _ in self._renames + self._last:
+            with contextlib.suppress(OSError):
+                temporary.unlink()
+        self._renames, self._last, self._deletes = [], [], []
+
+    def __enter__(self) -> FileTransaction:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if exc_type is not None:
+            self.rollback()
+
+
+@contextlib.contextmanager
+def open_output(root: Path, lock_timeout: float = 0.0) -> Iterator[FileTransaction]:
+    """The output folder ``root``, locked, with any interrupted run's changes finished
+    or undone, and a transaction to stage this run's changes in (rolled back unless
+    committed)."""
+    with folder_lock(root, lock_timeout):
+        recover(root)
+        with FileTransaction(root) as tx:
+            yield tx
+            tx.rollback()  # whatever was not committed
