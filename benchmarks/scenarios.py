@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from benchmarks import fleets
+from benchmarks.route_writes import run_route_writes
 from clusterplace import labels
 from clusterplace.api import Fleet, KubeObject, ManagedCluster, Source, decode, read_documents
 from clusterplace.scheduling import ScheduleResult, Snapshot, schedule, schedule_placement
@@ -217,6 +218,15 @@ SCENARIOS = [
         {"clusters": 20000},
         _s5_index,
         0.05,
+    ),
+    Scenario(
+        "route-writes",
+        "route: first, crash-safe write of every copy",
+        "files",
+        {"objects": 2000, "clusters": 30},
+        {"objects": 50, "clusters": 4},
+        run_route_writes,
+        None,
     ),
     Scenario(
         "S5-matches",

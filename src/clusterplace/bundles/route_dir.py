@@ -56,13 +56,21 @@ class RoutePlan:
         return sum(1 for c in self.changes if c.action == action)
 
 
-def _inside(out_dir: Path, rel: str) -> bool:
-    """``rel`` is ``<cluster>/<file>`` and stays inside ``out_dir`` (an index is input too)."""
+def _inside(out_dir: Path, rel: str, checked: dict[str, bool] | None = None) -> bool:
+    """``rel`` is ``<cluster>/<file>`` and stays inside ``out_dir`` (an index is input too):
+    plain names, and a cluster folder that is no symlink leading elsewhere (``checked``
+    remembers each folder's verdict: the file names themselves hold no separator)."""
     parts = rel.split("/")
     if len(parts) != 2 or any(p in ("", ".", "..") or "\\" in p for p in parts):
         return False
+    cluster = parts[0]
+    if checked is not None and cluster in checked:
+        return checked[cluster]
     root = out_dir.resolve()
-    return (root / rel).resolve().parent.parent == root
+    verdict = (root / cluster).resolve().parent == root
+    if checked is not None:
+        checked[cluster] = verdict
+    return verdict
 
 
 def _read_index(out_dir: Path) -> dict[str, dict[str, str]]:
@@ -109,13 +117,14 @@ def plan_route_dir(out_dir: Path, routed: Sequence[Routed], *, force: bool = Fal
     plan = RoutePlan(out_dir)
     previous = _read_index(out_dir)
     conflicts: list[InputError] = []
+    checked: dict[str, bool] = {}
     for item in routed:
         text = dump_yaml_stream([dict(item.obj)])
         ref = object_ref(item.obj)
         for cluster in item.clusters:
             rel = f"{cluster}/{item.file_name}"
             path = out_dir / rel
-            if not _inside(out_dir, rel):
+            if not _inside(out_dir, rel, checked):
                 conflicts.append(
                     InputError(
                         f"cluster name {cluster!r} cannot be used as a directory name",

@@ -29,6 +29,8 @@ class FileTransaction:
 
     def __init__(self, root: Path) -> None:
         self.root = root.resolve()
+        self._prefix = os.path.abspath(root) + os.sep  # noqa: PTH100 (resolve is slow)
+        self._made: set[Path] = set()
         self._renames: list[tuple[Path, Path]] = []
         self._last: list[tuple[Path, Path]] = []
         self._deletes: list[Path] = []
@@ -37,7 +39,9 @@ class FileTransaction:
         if "\x00" in str(path):  # the temporary's name has none: check the target's
             raise output_error(path, ValueError("embedded null byte"))
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            if path.parent not in self._made:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                self._made.add(path.parent)
             temporary = path.parent / f"{TEMP_PREFIX}{secrets.token_hex(8)}"
             fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
         except (OSError, ValueError) as err:
@@ -64,6 +68,9 @@ class FileTransaction:
         self._deletes.append(path)
 
     def _rel(self, path: Path) -> str:
+        absolute = os.path.abspath(path)  # noqa: PTH100 (no symlink lookups per file)
+        if absolute.startswith(self._prefix):  # the common case: built from the root
+            return absolute[len(self._prefix) :]
         try:
             return str(path.resolve().relative_to(self.root))
         except ValueError:
