@@ -128,7 +128,7 @@ def test_predicate_reasons_name_each_failed_requirement() -> None:
     assert explained(objects)["c1"].reason == (
         "predicates[0]: label requirement cloud=Amazon not met (labels: cloud=Google); "
         "predicates[1]: claim requirement region in (y) not met (claims: region absent); "
-        "predicates[2]: CEL expression '1 == 2' is not true"
+        "predicates[2]: CEL expression '1 == 2' is false"
     )
 
 

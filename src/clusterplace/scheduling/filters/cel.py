@@ -4,24 +4,36 @@
 Uses the ``common-expression-language`` package. Upstream type-checks expressions
 against the declared ``managedCluster`` variable, so a reference to any other
 variable is a compile error there; the library here only parses, so that check is
-made on the parsed program's references.
+made on the parsed program's references. Evaluation is metered (see
+:mod:`.cel_cost`): an expression over the cost limit fails, as upstream.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
 import re
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+import sys
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import cel
 from cel.stdlib import add_stdlib_to_context
 
+from clusterplace.scheduling.filters.cel_cost import (
+    COST_FUNCTION,
+    CostExceeded,
+    Meter,
+    instrument,
+)
 from clusterplace.scheduling.filters.cel_library import FUNCTIONS
 
-__all__ = ["CelCompileError", "CelProgram", "compile_expression"]
+__all__ = ["CelCompileError", "CelProgram", "Meter", "compile_expression"]
 
 VARIABLE = "managedCluster"
+MAX_EXPRESSION_LENGTH = 64 * 1024  # the native parser never sees more
 _COMPREHENSION_VARS = re.compile(
     r"\.\s*(?:all|exists|exists_one|existsOne|map|filter|transformList|transformMap)\s*\(\s*"
     r"([A-Za-z_][A-Za-z0-9_]*)\s*,(?:\s*([A-Za-z_][A-Za-z0-9_]*)\s*,)?"
@@ -36,24 +48,107 @@ class CelCompileError(ValueError):
 ScoresLookup = Callable[[str], list[dict[str, Any]] | None]
 
 
+@dataclass
+class _Evaluation:
+    """What the Python functions of one evaluation saw: the first error they raised."""
+
+    meter: Meter
+    error: str | None = None
+    muted: list[int] = field(default_factory=list)  # saved stderr fd while muted
+
+
+_stderr_lock = threading.Lock()
+
+
+def _mute_stderr(state: _Evaluation) -> None:
+    """The engine prints a line to file descriptor 2 for every exception a Python
+    function raises; silence it until the evaluation ends (see :func:`_evaluation`).
+    The error is reported instead, as the reason the cluster was not selected."""
+    if state.muted:
+        return
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        if sys.stderr is not None:
+            sys.stderr.flush()
+        saved = os.dup(2)
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 2)
+        os.close(devnull)
+        state.muted.append(saved)
+
+
+@contextlib.contextmanager
+def _evaluation(meter: Meter) -> Iterator[_Evaluation]:
+    state = _Evaluation(meter)
+    with _stderr_lock:
+        try:
+            yield state
+        finally:
+            for saved in state.muted:
+                os.dup2(saved, 2)
+                os.close(saved)
+
+
+def _guarded(function: Callable[..., Any], state: _Evaluation, name: str) -> Callable[..., Any]:
+    def call(*args: Any) -> Any:
+        try:
+            return function(*args)
+        except Exception as err:
+            if state.error is None:
+                state.error = str(err) if isinstance(err, CostExceeded) else f"{name}: {err}"
+            _mute_stderr(state)
+            raise
+
+    return call
+
+
 @dataclass(frozen=True)
 class CelProgram:
     source: str
     program: Any
 
+    def evaluate(self, cluster: dict[str, Any], scores: ScoresLookup, meter: Meter) -> str | None:
+        """None when the expression is boolean true for the cluster; otherwise why not
+        (false, not a boolean, or what failed in the evaluation)."""
+        meter.start()
+        with _evaluation(meter) as state:
+            context = cel.Context()
+            add_stdlib_to_context(context)
+            context.add_variable(VARIABLE, cluster)
+            context.add_function(
+                "scores", _guarded(lambda _cluster, resource: scores(resource), state, "scores")
+            )
+            context.add_function(COST_FUNCTION, _guarded(_charge(meter), state, "cost"))
+            for name, function in FUNCTIONS.items():
+                context.add_function(name, _guarded(function, state, name))
+            try:
+                result = self.program.execute(context)
+            except Exception as err:  # an evaluation error means "does not match", as upstream
+                return f"failed: {state.error or _clean_runtime(str(err))}"
+        if result is True:
+            return None
+        if result is False:
+            return "is false"
+        return f"is not a boolean but {type(result).__name__} {_short(repr(result))}"
+
     def matches(self, cluster: dict[str, Any], scores: ScoresLookup) -> bool:
         """True only when the expression evaluates to boolean true; any error is a non-match."""
-        context = cel.Context()
-        add_stdlib_to_context(context)
-        context.add_variable(VARIABLE, cluster)
-        context.add_function("scores", lambda _cluster, resource: scores(resource))
-        for name, function in FUNCTIONS.items():
-            context.add_function(name, function)
-        try:
-            result = self.program.execute(context)
-        except Exception:  # an evaluation error means "does not match", as upstream
-            return False
-        return result is True
+        return self.evaluate(cluster, scores, Meter()) is None
+
+
+def _charge(meter: Meter) -> Callable[[int, Any], Any]:
+    def charge(units: int, value: Any) -> Any:
+        meter.charge(units)
+        return value
+
+    return charge
+
+
+def _short(text: str, limit: int = 80) -> str:
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def _clean_runtime(message: str) -> str:
+    return _short(message.strip().splitlines()[0] if message.strip() else "error", 200)
 
 
 def _position(source: str, name: str) -> tuple[int, int]:
@@ -66,6 +161,11 @@ def _position(source: str, name: str) -> tuple[int, int]:
 
 def compile_expression(source: str) -> CelProgram:
     """Parse ``source`` and check that it refers to no variable but ``managedCluster``."""
+    if len(source) > MAX_EXPRESSION_LENGTH:
+        raise CelCompileError(
+            f"compilation failed: expression is {len(source)} characters long, "
+            f"more than {MAX_EXPRESSION_LENGTH}"
+        )
     try:
         program = cel.compile(source)
     except Exception as err:  # the library raises ValueError with the parser's report
@@ -78,6 +178,14 @@ def compile_expression(source: str) -> CelProgram:
             f"compilation failed: ERROR: <input>:{line}:{column}: undeclared reference to "
             f"'{unknown[0]}' (in container '')"
         )
+    metered = instrument(source)
+    if metered != source:
+        try:
+            program = cel.compile(metered)
+        except Exception as err:  # never evaluate unmetered: refuse instead
+            raise CelCompileError(
+                f"compilation failed: the expression cannot be cost-metered: {_clean(str(err))}"
+            ) from None
     return CelProgram(source, program)
 
 

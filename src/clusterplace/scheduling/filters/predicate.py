@@ -10,7 +10,7 @@ import numpy as np
 from clusterplace.api import ManagedCluster
 from clusterplace.api.placement import ClusterPredicate
 from clusterplace.labels import Selector, SelectorError, from_label_selector, from_requirements
-from clusterplace.scheduling.filters.cel import CelCompileError, CelProgram, compile_all
+from clusterplace.scheduling.filters.cel import CelCompileError, CelProgram, Meter, compile_all
 from clusterplace.scheduling.framework import Context, Filtered, FilterPlugin, Status
 
 __all__ = ["PredicateFilter"]
@@ -66,9 +66,13 @@ def _first_failure(predicate: _Compiled, cluster: ManagedCluster, ctx: Context) 
         return f"claim requirement {req} not met (claims: {_show(claims, req.key)})"
     if predicate.cel:
         obj = ctx.snapshot.unstructured(cluster)
+        meter = Meter()  # one runtime budget for all of the cluster's expressions
         for program in predicate.cel:
-            if not program.matches(obj, lambda res: ctx.snapshot.cel_scores(cluster.name, res)):
-                return f"CEL expression {program.source!r} is not true"
+            failed = program.evaluate(
+                obj, lambda res: ctx.snapshot.cel_scores(cluster.name, res), meter
+            )
+            if failed is not None:
+                return f"CEL expression {program.source!r} {failed}"
     return None
 
 
