@@ -213,12 +213,11 @@ def test_values_of_the_wrong_yaml_type_are_errors(
     )
 
 
-def test_unknown_module_yaml_keys_are_ignored(tmp_path: Path) -> None:
+def test_unknown_module_yaml_keys_are_refused(tmp_path: Path) -> None:
+    """A deliberate difference: upstream ignores unknown keys, so a typo silently turns
+    a hook or a condition off (docs/semantics.md, "CEL cost and hooks")."""
     root = _make(tmp_path, {"module.yaml": HEAD + "  someFutureField: 1\n  description: d\n"})
-    module = load_module(root)
-    assert module.metadata is not None
-    assert module.metadata.spec.description == "d"
-    assert module.warnings == []
+    assert "spec.someFutureField: unknown field 'someFutureField'" in _load_error(root)
 
 
 def test_a_missing_module_yaml_is_fine(tmp_path: Path) -> None:
@@ -529,3 +528,44 @@ def test_a_cue_file_written_by_gen_module_applies_the_same_definition(tmp_path: 
     assert manifest["spec"]["schematic"] == expected["spec"]["schematic"]
     assert manifest["spec"].get("workload") == expected["spec"]["workload"]
     assert manifest == expected
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        (
+            "  hooks:\n    preApply: []\n",
+            "spec.hooks.preApply: unknown field 'preApply'; did you mean 'pre-apply'?",
+        ),
+        ("  hook: {}\n", "spec.hook: unknown field 'hook'; did you mean 'hooks'?"),
+        (
+            "  placement:\n    runOn:\n      - {key: a, operator: Exists, extra: 1}\n",
+            "spec.placement.runOn[0].extra: unknown field 'extra'",
+        ),
+        (
+            "  placement:\n    runOn:\n      - {key: 'bad key!', operator: Exists}\n",
+            'spec.placement.runOn[0].key: invalid label key "bad key!"',
+        ),
+        (
+            "  hooks:\n    pre-apply:\n      - {script: 'true', timeout: nan}\n",
+            'timeout: invalid duration "nan"',
+        ),
+        (
+            "  hooks:\n    pre-apply:\n      - {script: 'true', timeout: -5s}\n",
+            'timeout "-5s" must be more than 0 and at most 24h',
+        ),
+        (
+            "  hooks:\n    pre-apply:\n      - {script: 'true', timeout: 25h}\n",
+            'timeout "25h" must be more than 0 and at most 24h',
+        ),
+    ],
+)
+def test_module_yaml_typos_are_refused(tmp_path: Path, body: str, message: str) -> None:
+    root = _make(tmp_path, {"module.yaml": HEAD + body})
+    assert message in _load_error(root)
+
+
+def test_exit_in_a_definition_file_is_a_located_error(tmp_path: Path) -> None:
+    root = _make(tmp_path, {"components/x.py": "import sys\n\nsys.exit(0)\n"})
+    error = _load_error(root)
+    assert error.startswith(f"{root / 'components' / 'x.py'}:3: the file called exit(0)")

@@ -4,19 +4,24 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from pydantic import ConfigDict, Field, model_validator
+from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from clusterplace.api.base import KubeModel, KubeObject
+from clusterplace.durations import DurationError, parse_go_duration
+from clusterplace.labels.validation import label_key_errors
 
 __all__ = ["DefinitionModule", "ModulePlacement", "PlacementCondition"]
 
 VALID_OPERATORS = ("Eq", "Ne", "In", "NotIn", "Exists", "NotExists")
 _NEEDS_VALUES = frozenset({"Eq", "Ne", "In", "NotIn"})
+MAX_HOOK_TIMEOUT = 24 * 3600.0  # seconds
 
 
 class _Lenient(KubeModel):
-    # Upstream ignores unknown module.yaml keys silently.
-    model_config = ConfigDict(extra="ignore")
+    # Upstream ignores unknown module.yaml keys silently; a typo (`preApply:`, `hook:`)
+    # then switches a hook or a condition off without a word. Refused here, as every
+    # other kind's unknown fields are, with a did-you-mean (see docs/semantics.md).
+    model_config = ConfigDict(extra="forbid")
 
 
 class PlacementCondition(_Lenient):
@@ -25,6 +30,14 @@ class PlacementCondition(_Lenient):
     key: str
     operator: str
     values: list[str] | None = None
+
+    @field_validator("key")
+    @classmethod
+    def _valid_key(cls, key: str) -> str:
+        reasons = label_key_errors(key)
+        if reasons:
+            raise ValueError(f"invalid label key {_quote(key)}: {'; '.join(reasons)}")
+        return key
 
     @model_validator(mode="after")
     def _check(self) -> PlacementCondition:
@@ -69,6 +82,19 @@ class Hook(_Lenient):
     optional: bool | None = None
     timeout: str | None = None
 
+    @field_validator("timeout")
+    @classmethod
+    def _valid_timeout(cls, text: str | None) -> str | None:
+        if text is None:
+            return None
+        try:
+            seconds = parse_go_duration(text)
+        except DurationError as err:
+            raise ValueError(f"{err}; use a Go duration such as 30s or 5m") from None
+        if not 0 < seconds <= MAX_HOOK_TIMEOUT:
+            raise ValueError(f"timeout {_quote(text)} must be more than 0 and at most 24h")
+        return text
+
 
 class Hooks(_Lenient):
     pre_apply: list[Hook] | None = Field(default=None, alias="pre-apply")
@@ -90,8 +116,6 @@ class DefinitionModuleSpec(_Lenient):
 
 class DefinitionModule(KubeObject):
     """A module of definitions with module-wide placement and hooks."""
-
-    model_config = ConfigDict(extra="ignore")
 
     API_VERSIONS: ClassVar[tuple[str, ...]] = ("core.oam.dev/v1beta1",)
     KIND: ClassVar[str] = "DefinitionModule"

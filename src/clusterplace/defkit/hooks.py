@@ -7,14 +7,16 @@ module directory). A failing hook stops the run unless it is ``optional``.
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from clusterplace.api import Hook, expand_sources, read_documents
 from clusterplace.api.loader import require_unique_identities
+from clusterplace.api.module import MAX_HOOK_TIMEOUT
+from clusterplace.defkit.script_runner import run_script
 from clusterplace.defkit.stores import DefinitionStore
+from clusterplace.durations import DurationError, parse_go_duration
 from clusterplace.errors import ClusterplaceError
 from clusterplace.safepath import resolve_inside
 
@@ -35,13 +37,16 @@ class HookResult:
 
 
 def _timeout(text: str | None) -> float:
+    """The hook's timeout in seconds (module.yaml loading has validated it)."""
     if not text:
         return DEFAULT_TIMEOUT
-    units = {"s": 1, "m": 60, "h": 3600}
     try:
-        return float(text[:-1]) * units[text[-1]] if text[-1] in units else float(text)
-    except (ValueError, KeyError):
-        raise HookError(f"invalid hook timeout {text!r}; use e.g. 30s, 5m") from None
+        seconds = parse_go_duration(text)
+    except DurationError as err:
+        raise HookError(str(err)) from None
+    if not 0 < seconds <= MAX_HOOK_TIMEOUT:
+        raise HookError(f'timeout "{text}" must be more than 0 and at most 24h')
+    return seconds
 
 
 def _name(hook: Hook) -> str:
@@ -119,17 +124,9 @@ def _apply_path(path: Path, store: DefinitionStore, namespace: str) -> tuple[int
 
 
 def _run_script(script: str, cwd: Path, timeout: float) -> None:
-    try:
-        done = subprocess.run(
-            ["sh", "-c", script],
-            cwd=cwd,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            check=False,
-        )
-    except subprocess.TimeoutExpired:
-        raise HookError(f"timed out after {timeout:g}s") from None
-    if done.returncode != 0:
-        tail = (done.stderr or done.stdout).strip().splitlines()[-1:] or [""]
-        raise HookError(f"exit code {done.returncode}: {tail[0]}")
+    """Run ``script`` with ``sh -c`` in its own session; see :mod:`.script_runner`."""
+    done = run_script(script, cwd, timeout)
+    if done.timed_out:
+        raise HookError(f"timed out after {timeout:g}s")
+    if done.code != 0:
+        raise HookError(f"exit code {done.code}: {done.last_line() or 'no output'}")

@@ -133,6 +133,12 @@ def _load_python(file: Path) -> list[Definition]:
             raise InputError(
                 str(err), Location(file=str(file), line=_error_line(err, file))
             ) from None
+        except SystemExit as err:  # exit() in a definition file must not end the command
+            raise InputError(
+                f"the file called exit({err.code!r}) while being loaded; a definition file "
+                "only defines definitions",
+                Location(file=str(file), line=_error_line(err, file)),
+            ) from None
         except Exception as err:  # the user's code: report where it failed, no traceback
             message = f"{type(err).__name__}: {err}"
             raise InputError(
