@@ -140,14 +140,22 @@ def build_decisions(
     Decisions are sorted by cluster name, as upstream; with ``scores`` (``sortBy:
     Score``) they keep the groups' score order and carry each cluster's score.
     """
-    owner = {
-        "apiVersion": "cluster.open-cluster-management.io/v1beta1",  # upstream's controller ref
-        "kind": "Placement",
-        "name": placement.name,
-        "uid": placement.metadata.uid or "",
-        "controller": True,
-        "blockOwnerDeletion": True,
-    }
+    # Upstream's controller reference; an API server refuses an empty uid, so without the
+    # Placement's uid (offline input rarely has one) there is no owner reference at all.
+    owners = (
+        [
+            {
+                "apiVersion": "cluster.open-cluster-management.io/v1beta1",
+                "kind": "Placement",
+                "name": placement.name,
+                "uid": placement.metadata.uid,
+                "controller": True,
+                "blockOwnerDeletion": True,
+            }
+        ]
+        if placement.metadata.uid
+        else None
+    )
     statuses: list[DecisionGroup] = []
     decisions: list[PlacementDecision] = []
     for index, (name, clusters) in enumerate(groups):
@@ -178,7 +186,7 @@ def build_decisions(
                                 DECISION_GROUP_NAME_LABEL: name,
                                 DECISION_GROUP_INDEX_LABEL: str(index),
                             },
-                            "ownerReferences": [owner],
+                            "ownerReferences": owners,
                         },
                         "status": {"decisions": entries},
                     }
