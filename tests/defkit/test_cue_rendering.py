@@ -180,7 +180,7 @@ PARAMS: list[tuple[str, Param, str]] = [
     (
         "enum default",
         defkit.enum_param("mode", ["fast", "safe"]).default("safe"),
-        'mode: *"safe" | "fast" | "safe"\n',
+        'mode: "fast" | *"safe"\n',
     ),
     ("optional", defkit.string_param("region").optional(), "region?: string\n"),
     (
@@ -688,3 +688,31 @@ def test_trait_and_policy_manifests() -> None:
         "metadata": {"name": "bare", "namespace": "ns"},
         "spec": {"schematic": {"cue": {"template": "parameter: {}\n"}}},
     }
+
+
+def test_an_enum_default_marks_its_member() -> None:
+    mode = defkit.enum_param("mode", ["basic", "full"]).default("basic")
+    other = defkit.enum_param("other", ["a", "b"]).default("c")
+    text = defkit.component("x").params(mode, other).to_cue()
+    assert 'mode:  *"basic" | "full"' in text
+    assert 'other: *"c" | "a" | "b"' in text
+
+
+def test_multi_line_strings_are_written_as_cue_multi_line_strings() -> None:
+    script = '#!/bin/sh\necho "hi" \\ x\n\n  indented """ quotes\n'
+
+    def template(tpl: defkit.Template) -> None:
+        tpl.output(defkit.resource("v1", "ConfigMap").set("data.script", script))
+
+    text = defkit.component("x").template(template).to_cue()
+    # Content lines carry the closing delimiter's indentation; backslashes and the
+    # delimiter are escaped; the empty last line is the string's final line break.
+    assert text.split("\t\tdata: {\n", 1)[1].startswith(
+        '\t\t\tscript: """\n'
+        "\t\t\t\t#!/bin/sh\n"
+        '\t\t\t\techo "hi" \\\\ x\n'
+        "\n"
+        '\t\t\t\t  indented \\""" quotes\n'
+        "\n"
+        '\t\t\t\t"""\n'
+    )

@@ -17,7 +17,7 @@ from clusterplace.cli._common import (
     parse_labels,
     warn,
 )
-from clusterplace.defkit.apply import ApplyOptions, apply_module
+from clusterplace.defkit.apply import CONFLICT_STRATEGIES, ApplyOptions, apply_module
 from clusterplace.defkit.module import TYPE_DIRS, load_module
 from clusterplace.defkit.stores import DefinitionStore, DirectoryStore, MemoryStore
 from clusterplace.outputs import format_table, open_output
@@ -70,6 +70,7 @@ def validate_module(directory: str, strict: bool) -> None:
     default="cue-generated",
     show_default=True,
     type=click.Path(file_okay=False, path_type=Path),
+    help="The folder to write the CUE files into.",
 )
 def gen_module(directory: str, out: Path) -> None:
     """Write each definition's CUE to OUT/<type dir>/<name>.cue (placement never changes CUE)."""
@@ -114,18 +115,29 @@ def _labels_from(path: str) -> dict[str, str]:
 )
 @click.option("--context", "kube_context", metavar="NAME", help="The kubeconfig context to use.")
 @click.option("--dry-run", is_flag=True, help="Evaluate placement and print what would be applied.")
-@click.option("-n", "--namespace", default="vela-system", show_default=True)
+@click.option(
+    "-n",
+    "--namespace",
+    default="vela-system",
+    show_default=True,
+    help="The namespace definitions are installed in.",
+)
 @click.option(
     "-t", "--types", multiple=True, type=click.Choice(_TYPES), help="Only these definition types."
 )
 @click.option("-p", "--prefix", default="", help="Prefix every definition name.")
 @click.option(
-    "-c", "--conflict", default="fail", show_default=True, help="skip|overwrite|fail|rename"
+    "-c",
+    "--conflict",
+    type=click.Choice(CONFLICT_STRATEGIES),
+    default="fail",
+    show_default=True,
+    help="What to do with a definition that already exists.",
 )
 @click.option("--ignore-placement", is_flag=True, help="Apply without evaluating placement.")
-@click.option("--skip-hooks", is_flag=True)
-@click.option("--skip-pre-apply", is_flag=True)
-@click.option("--skip-post-apply", is_flag=True)
+@click.option("--skip-hooks", is_flag=True, help="Run no hooks.")
+@click.option("--skip-pre-apply", is_flag=True, help="Run no pre-apply hooks.")
+@click.option("--skip-post-apply", is_flag=True, help="Run no post-apply hooks.")
 @click.option("--stats", is_flag=True, help="Print detailed statistics.")
 def apply_module_command(
     directory: str,

@@ -31,7 +31,9 @@ def explain() -> None:
 
 @explain.command("placement")
 @click.argument("name")
-@click.option("-n", "--namespace", default="default", show_default=True)
+@click.option(
+    "-n", "--namespace", default="default", show_default=True, help="The placement's namespace."
+)
 @filename_options("Fleet files or directories.")
 @now_option
 @output_option(choices=REPORT_FORMATS)
@@ -92,7 +94,9 @@ def describe() -> None:
 
 @describe.command("placement")
 @click.argument("name")
-@click.option("-n", "--namespace", default="default", show_default=True)
+@click.option(
+    "-n", "--namespace", default="default", show_default=True, help="The placement's namespace."
+)
 @filename_options("Fleet files or directories.")
 @now_option
 def describe_command(

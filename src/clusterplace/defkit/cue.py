@@ -65,7 +65,32 @@ class ListLit:
     items: list[Node] = field(default_factory=list)
 
 
-Node = Expr | Struct | ListLit
+@dataclass
+class MultiLine:
+    """A string with line breaks, written as a CUE multi-line string (three double
+    quotes), so that a script or a config file stays readable instead of becoming one
+    line of escapes."""
+
+    text: str
+
+
+Node = Expr | Struct | ListLit | MultiLine
+
+_TRIPLE = '"' * 3
+
+
+def _multi_line(text: str, indent: int) -> list[str]:
+    # Content lines carry the closing delimiter's indentation, which CUE strips;
+    # backslashes and the delimiter itself are escaped.
+    pad = "\t" * (indent + 1)
+    escaped = text.replace("\\", "\\\\").replace(_TRIPLE, "\\" + _TRIPLE)
+    body = [pad + line if line else "" for line in escaped.split("\n")]
+    return [_TRIPLE, *body, pad + _TRIPLE]
+
+
+def string_value(text: str) -> Expr | MultiLine:
+    """A string as CUE writes it: a multi-line string when it has line breaks."""
+    return MultiLine(text) if "\n" in text else literal(text)
 
 
 def literal(value: str | int | float | bool | None) -> Expr:
@@ -103,6 +128,8 @@ def _render_value(node: Node, indent: int) -> list[str]:
     simple = _single_line(node)
     if simple is not None:
         return [simple]
+    if isinstance(node, MultiLine):
+        return _multi_line(node.text, indent)
     if isinstance(node, Struct):
         return ["{", *_render_items(node.items, indent + 1), "\t" * indent + "}"]
     assert isinstance(node, ListLit)

@@ -30,9 +30,10 @@ class Param:
     condition that it was given.
     """
 
-    def __init__(self, name: str, cue_type: str) -> None:
+    def __init__(self, name: str, cue_type: str, *, enum: bool = False) -> None:
         self.name = name
         self.cue_type = cue_type
+        self._enum = enum  # cue_type is a disjunction of the allowed values
         self._description = ""
         self._default: Any = _UNSET
         self._optional = False
@@ -78,7 +79,12 @@ class Param:
             items.append(cue.Comment(f"+usage={' '.join(self._description.split())}"))
         text = self.cue_type
         if self.has_default:
-            text = f"*{self._default_text()} | {text}"
+            default = self._default_text()
+            members = self.cue_type.split(" | ") if self._enum else []
+            if default in members:  # mark the member: *"basic" | "full", not a repeat
+                text = " | ".join(f"*{m}" if m == default else m for m in members)
+            else:
+                text = f"*{default} | {text}"
         # A bare list/struct type is a literal, which cue fmt never aligns; with a default
         # it is a binary expression (*[80] | [...int]), which it does.
         literal = self.cue_type.startswith(("[", "{")) and not self.has_default
@@ -128,4 +134,4 @@ def enum_param(name: str, values: Sequence[str]) -> Param:
     """One of ``values`` (a string disjunction)."""
     if not values:
         raise ValueError(f"enum parameter {name!r} needs at least one value")
-    return Param(name, " | ".join(json.dumps(v) for v in values))
+    return Param(name, " | ".join(json.dumps(v) for v in values), enum=True)

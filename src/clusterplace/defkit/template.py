@@ -58,7 +58,7 @@ def _value(value: Any) -> cue.Node:
         return cue.Struct([cue.Field(str(k), _value(v)) for k, v in value.items()])
     if isinstance(value, list):
         return cue.ListLit([_value(v) for v in value])
-    return cue.literal(value)
+    return cue.string_value(value) if isinstance(value, str) else cue.literal(value)
 
 
 class VelaContext:

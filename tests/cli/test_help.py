@@ -1,0 +1,43 @@
+"""Every option of every command explains itself, and fixed choices are choices."""
+
+from __future__ import annotations
+
+import click
+import pytest
+
+from clusterplace.cli.main import COMMANDS, cli
+
+
+def _commands() -> list[tuple[str, click.Command]]:
+    found: list[tuple[str, click.Command]] = []
+    context = click.Context(cli)
+    for name in COMMANDS:
+        command = cli.get_command(context, name)
+        assert command is not None
+        stack: list[tuple[str, click.Command]] = [(name, command)]
+        while stack:
+            path, current = stack.pop()
+            found.append((path, current))
+            if isinstance(current, click.Group):
+                stack.extend(
+                    (f"{path} {sub}", current.commands[sub]) for sub in sorted(current.commands)
+                )
+    return found
+
+
+@pytest.mark.parametrize(("path", "command"), _commands(), ids=lambda v: str(v))
+def test_every_option_has_help(path: str, command: click.Command) -> None:
+    assert command.help, f"{path} has no help"
+    missing = [
+        p.opts[0]
+        for p in command.params
+        if isinstance(p, click.Option) and not p.help and p.name != "help"
+    ]
+    assert not missing, f"{path}: options without help: {missing}"
+
+
+def test_conflict_is_a_fixed_choice() -> None:
+    command = dict(_commands())["apply-module"]
+    (conflict,) = [p for p in command.params if p.name == "conflict"]
+    assert isinstance(conflict.type, click.Choice)
+    assert list(conflict.type.choices) == ["skip", "overwrite", "fail", "rename"]
