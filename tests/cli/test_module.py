@@ -381,15 +381,16 @@ def test_a_conflict_late_in_the_run_writes_nothing(run, tmp_path):
 
 
 def _strategy_error(strategy: str) -> str:
+    # A fixed choice: click refuses it as a usage error (exit code 2).
     return (
-        f'error: invalid conflict strategy "{strategy}"; '
-        "valid values: skip, overwrite, fail, rename\n"
+        f"Invalid value for '-c' / '--conflict': '{strategy}' is not one of "
+        "'skip', 'overwrite', 'fail', 'rename'."
     )
 
 
 REFUSED: list[tuple[str, list[str], int, str]] = [
-    ("strategy SKIP", ["--labels", "a=b", "-c", "SKIP"], 1, _strategy_error("SKIP")),
-    ("strategy update", ["--labels", "a=b", "--conflict=update"], 1, _strategy_error("update")),
+    ("strategy SKIP", ["--labels", "a=b", "-c", "SKIP"], 2, _strategy_error("SKIP")),
+    ("strategy update", ["--labels", "a=b", "--conflict=update"], 2, _strategy_error("update")),
     (
         "no label source",
         [],

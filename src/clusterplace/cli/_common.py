@@ -11,7 +11,7 @@ from clusterplace.api import Fleet, expand_sources, load_fleet
 from clusterplace.api.loader import Document
 from clusterplace.api.metadata import quote
 from clusterplace.errors import InputError
-from clusterplace.labels import label_key_errors, label_value_errors
+from clusterplace.labels import Selector, SelectorError, label_key_errors, label_value_errors, parse
 from clusterplace.outputs import FORMATS
 
 __all__ = [
@@ -20,6 +20,7 @@ __all__ = [
     "load",
     "output_option",
     "parse_labels",
+    "parse_selector_option",
     "warn",
     "warn_unknown",
 ]
@@ -99,3 +100,13 @@ def parse_labels(text: str, option: str = "--labels") -> dict[str, str]:
             raise InputError(f"{option}: label {quote(key)} is given twice")
         labels[key] = value
     return labels
+
+
+def parse_selector_option(option: str, text: str) -> Selector:
+    """A selector given on the command line; errors name the option."""
+    try:
+        return parse(text)
+    except SelectorError as err:
+        raise SelectorError(
+            f"invalid {option} {text!r}: {err.message}", text=err.text, position=err.position
+        ) from None

@@ -6,10 +6,13 @@ from collections.abc import Sequence
 
 import click
 
-from clusterplace.api import CLUSTERSET_LABEL, ManagedCluster
-from clusterplace.cli._common import filename_options, load, output_option
-from clusterplace.labels import Selector, SelectorError, parse
+from clusterplace.api import CLUSTERSET_LABEL, Fleet, ManagedCluster
+from clusterplace.cli._common import filename_options, load, output_option, parse_selector_option
+from clusterplace.cli.get_placements import get_placement_decisions, get_placements
+from clusterplace.labels import Selector
 from clusterplace.outputs import print_objects
+from clusterplace.outputs.printers import Columns
+from clusterplace.scheduling.candidates import SetSelectorError, cluster_set_selector
 
 __all__ = ["get"]
 
@@ -40,21 +43,54 @@ def _taints(cluster: ManagedCluster) -> str:
     )
 
 
+def _status(cluster: ManagedCluster) -> str:
+    """Terminating while being deleted (as kubectl shows namespaces), else what the
+    ManagedClusterConditionAvailable condition says."""
+    if cluster.terminating:
+        return "Terminating"
+    conditions = (cluster.status.conditions if cluster.status else None) or []
+    for condition in conditions:
+        if condition.type == "ManagedClusterConditionAvailable":
+            return {"True": "Available", "False": "Unavailable"}.get(condition.status, "Unknown")
+    return "-"  # no condition reported (offline fleets often have none)
+
+
 def _claims(cluster: ManagedCluster) -> str:
     return ",".join(f"{k}={v}" for k, v in sorted(cluster.claims.items())) or "<none>"
 
 
 COLUMNS = [
     ("NAME", lambda c: c.name),
+    ("STATUS", _status),
     ("LABELS", lambda c: _labels(c, everything=False)),
     ("CLAIMS", lambda c: str(len(c.claims))),
     ("TAINTS", lambda c: str(len(c.taints))),
     ("CPU", lambda c: _resource(c, "allocatable", "cpu")),
     ("MEMORY", lambda c: _resource(c, "allocatable", "memory")),
 ]
-WIDE_COLUMNS = [
-    ("NAME", lambda c: c.name),
-    ("CLUSTERSET", lambda c: c.labels.get(CLUSTERSET_LABEL, "<none>")),
+
+
+def wide_columns(fleet: Fleet) -> Columns:
+    """The wide table: CLUSTERSETS lists every set a cluster belongs to, by the
+    exclusive label or by a set's label selector."""
+    sets: dict[str, Selector] = {}
+    for name in sorted(fleet.cluster_sets):
+        try:
+            sets[name] = cluster_set_selector(fleet.cluster_sets[name])
+        except SetSelectorError:
+            continue  # a set with an invalid selector has no members (as upstream)
+
+    def member_of(cluster: ManagedCluster) -> str:
+        found = [name for name, selector in sets.items() if selector.matches(cluster.labels)]
+        label = cluster.labels.get(CLUSTERSET_LABEL)
+        if label and label not in found:
+            found.append(f"{label} (no such set)")
+        return ",".join(found) or "<none>"
+
+    return [("NAME", lambda c: c.name), ("STATUS", _status), ("CLUSTERSETS", member_of), *_WIDE]
+
+
+_WIDE: Columns = [
     ("CPU", lambda c: _resource(c, "allocatable", "cpu")),
     ("MEMORY", lambda c: _resource(c, "allocatable", "memory")),
     ("CPU-CAPACITY", lambda c: _resource(c, "capacity", "cpu")),
@@ -85,15 +121,6 @@ def select_clusters(
     )
 
 
-def _parse_option(option: str, text: str) -> Selector:
-    try:
-        return parse(text)
-    except SelectorError as err:
-        raise SelectorError(
-            f"invalid {option} {text!r}: {err.message}", text=err.text, position=err.position
-        ) from None
-
-
 @click.group()
 def get() -> None:
     """Display objects of a fleet."""
@@ -116,11 +143,17 @@ def get_clusters(
     filenames: tuple[str, ...], recursive: bool, selector: str, claims: str, output: str
 ) -> None:
     """List the ManagedClusters whose labels (and claims) match."""
-    label_selector = _parse_option("-l/--selector", selector)
-    claim_selector = _parse_option("--claims", claims)
+    label_selector = parse_selector_option("-l/--selector", selector)
+    claim_selector = parse_selector_option("--claims", claims)
     fleet = load(filenames, recursive)
     chosen = select_clusters(list(fleet.clusters.values()), label_selector, claim_selector)
-    if not chosen and output in ("table", "wide"):
+    if not chosen and output in ("table", "wide", "name"):
         click.echo("No resources found", err=True)
         return
-    click.echo(print_objects(chosen, output, columns=COLUMNS, wide_columns=WIDE_COLUMNS), nl=False)
+    click.echo(
+        print_objects(chosen, output, columns=COLUMNS, wide_columns=wide_columns(fleet)), nl=False
+    )
+
+
+get.add_command(get_placements)
+get.add_command(get_placement_decisions)

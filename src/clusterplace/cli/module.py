@@ -252,10 +252,26 @@ def plan_module(directory: str, filenames: tuple[str, ...], recursive: bool, out
         ]
         click.echo(format_table(["DEFINITION", "CLUSTER", "ELIGIBLE", "REASON"], table), nl=False)
         return
+    click.echo(_plan_matrix(rows, clusters), nl=False)
+
+
+PIVOT_AT = 8  # more clusters than this (and than definitions): one row per cluster
+
+
+def _plan_matrix(rows: list[dict[str, Any]], clusters: list[str]) -> str:
+    """The ✓/✗ matrix: definitions down and clusters across while that fits a terminal;
+    with many clusters, turned around (clusters down), so it never grows sideways."""
+    marks = [["✓" if v["eligible"] else "✗" for v in r["clusters"]] for r in rows]
+    if len(clusters) > PIVOT_AT and len(clusters) > len(rows):
+        names = [f"{r['kind'].removesuffix('Definition').lower()}/{r['name']}" for r in rows]
+        table = [
+            [cluster, *(m[i] for m in marks), f"{sum(m[i] == '✓' for m in marks)}/{len(rows)}"]
+            for i, cluster in enumerate(clusters)
+        ]
+        return format_table(["CLUSTER", *names, "DEFINITIONS"], table, upper=False)
     # Cluster names head their columns as they are written, not upper-cased.
-    headers = ["DEFINITION", *clusters, "CLUSTERS"]
-    table = []
-    for r in rows:
-        marks = ["✓" if v["eligible"] else "✗" for v in r["clusters"]]
-        table.append([f"{r['kind']}/{r['name']}", *marks, f"{marks.count('✓')}/{len(marks)}"])
-    click.echo(format_table(headers, table, upper=False), nl=False)
+    table = [
+        [f"{r['kind']}/{r['name']}", *m, f"{m.count('✓')}/{len(m)}"]
+        for r, m in zip(rows, marks, strict=True)
+    ]
+    return format_table(["DEFINITION", *clusters, "CLUSTERS"], table, upper=False)

@@ -10,6 +10,7 @@ import click
 from clusterplace.api.yaml_io import dump_json, dump_yaml_stream
 from clusterplace.cli._common import REPORT_FORMATS, filename_options, output_option
 from clusterplace.cli._schedule_run import now_option, pick, run_schedule
+from clusterplace.errors import InputError
 from clusterplace.outputs import format_table
 from clusterplace.outputs.describe import describe as describe_text
 from clusterplace.scheduling.explain import ClusterExplanation
@@ -29,30 +30,71 @@ def explain() -> None:
     """Explain scheduling decisions."""
 
 
+STAGES = (
+    "ClusterSet",
+    "Terminating",
+    "Predicate",
+    "TaintToleration",
+    "Spread",
+    "Scheduling",
+    "Selection",
+)
+
+
 @explain.command("placement")
 @click.argument("name")
+@click.argument("clusters", nargs=-1, metavar="[CLUSTER]...")
 @click.option(
     "-n", "--namespace", default="default", show_default=True, help="The placement's namespace."
 )
 @filename_options("Fleet files or directories.")
 @now_option
+@click.option("--selected", is_flag=True, help="Only the clusters the placement selected.")
+@click.option("--rejected", is_flag=True, help="Only the clusters it did not select.")
+@click.option(
+    "--stage",
+    "stages",
+    multiple=True,
+    type=click.Choice(STAGES),
+    help="Only clusters decided at this stage (repeatable).",
+)
 @output_option(choices=REPORT_FORMATS)
 def explain_command(
     name: str,
+    clusters: tuple[str, ...],
     namespace: str,
     filenames: tuple[str, ...],
     recursive: bool,
     now: datetime,
+    selected: bool,
+    rejected: bool,
+    stages: tuple[str, ...],
     output: str,
 ) -> None:
-    """For every cluster of the fleet: why the placement selected it or not.
+    """For every cluster of the fleet (or each CLUSTER given): why the placement
+    selected it or not.
 
     Stages: ClusterSet (not a candidate), Terminating, Predicate, TaintToleration,
-    Scheduling (stopped by a misconfiguration), Selection (rank, scores, cut-off).
+    Spread, Scheduling (stopped by a misconfiguration), Selection (rank, scores, cut-off).
     """
+    if selected and rejected:
+        raise click.UsageError("give --selected or --rejected, not both")
     result = run_schedule(filenames, recursive, now)
     chosen = pick(result, name, namespace)
-    items = explain_placement(result.snapshot, chosen)
+    unknown = [c for c in clusters if c not in result.snapshot.clusters]
+    if unknown:
+        raise InputError(
+            f"no ManagedCluster {', '.join(unknown)} in the fleet "
+            f"(it has {len(result.snapshot.clusters)})"
+        )
+    items = [
+        item
+        for item in explain_placement(result.snapshot, chosen)
+        if (not clusters or item.cluster in clusters)
+        and (not selected or item.selected)
+        and (not rejected or not item.selected)
+        and (not stages or item.stage in stages)
+    ]
     data: dict[str, Any] = {
         "apiVersion": "clusterplace.io/v1alpha1",
         "kind": "PlacementExplanation",
@@ -67,6 +109,9 @@ def explain_command(
         return
     if output == "json":
         click.echo(dump_json(data), nl=False)
+        return
+    if not items:
+        click.echo("No resources found", err=True)
         return
     headers = ["CLUSTER", "SELECTED", "STAGE", "RANK", "SCORE", "REASON"]
     if output == "wide":

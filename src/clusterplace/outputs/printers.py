@@ -35,7 +35,9 @@ def print_objects(
 ) -> str:
     """The text to print for ``objects`` in format ``fmt`` (one of :data:`FORMATS`)."""
     if fmt == "yaml":
-        return dump_yaml_stream([o.to_dict() for o in objects]) if objects else ""
+        if not objects:  # kubectl: an empty List, never nothing at all
+            return dump_yaml_stream([as_json_list([])])
+        return dump_yaml_stream([o.to_dict() for o in objects])
     if fmt == "json":
         return dump_json(as_json_list([o.to_dict() for o in objects]))
     if fmt == "name":

@@ -13,11 +13,23 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from clusterplace.api import CLUSTERSET_LABEL, ManagedCluster, ManagedClusterSetBinding, Placement
+from clusterplace.api import (
+    CLUSTERSET_LABEL,
+    ManagedCluster,
+    ManagedClusterSet,
+    ManagedClusterSetBinding,
+    Placement,
+)
 from clusterplace.labels import Selector, SelectorError, from_label_selector, parse
 from clusterplace.scheduling.snapshot import Snapshot
 
-__all__ = ["Candidates", "SetSelectorError", "find_candidates", "refresh_cluster"]
+__all__ = [
+    "Candidates",
+    "SetSelectorError",
+    "cluster_set_selector",
+    "find_candidates",
+    "refresh_cluster",
+]
 
 
 class SetSelectorError(ValueError):
@@ -48,7 +60,14 @@ def set_selector(snapshot: Snapshot, set_name: str) -> Selector:
 
 
 def _set_selector(snapshot: Snapshot, set_name: str) -> Selector:
-    cluster_set = snapshot.cluster_sets[set_name]
+    return cluster_set_selector(snapshot.cluster_sets[set_name])
+
+
+def cluster_set_selector(cluster_set: ManagedClusterSet) -> Selector:
+    """Which clusters belong to ``cluster_set`` (upstream's BuildClusterSelector): those
+    with its exclusive label, or those its label selector matches. Raises
+    :class:`SetSelectorError` for an invalid selector."""
+    set_name = cluster_set.name
     selector = cluster_set.spec.cluster_selector
     if selector.selector_type == "ExclusiveClusterSetLabel":
         return parse(f"{CLUSTERSET_LABEL}={set_name}") if set_name else Selector.nothing()

@@ -5,8 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from clusterplace.api.base import format_time
 from clusterplace.scheduling.candidates import set_selector
 from clusterplace.scheduling.framework import Code
+from clusterplace.scheduling.schedule import Outcome
 from clusterplace.scheduling.scheduler import PlacementResult
 from clusterplace.scheduling.snapshot import Snapshot
 
@@ -67,6 +69,25 @@ def _in_set(snapshot: Snapshot, set_name: str, cluster: str) -> bool:
         return False
 
 
+def _expired_scores(snapshot: Snapshot, outcome: Outcome, cluster: str) -> str:
+    """Notes on the cluster's AddOnPlacementScores that had expired (validUntil passed),
+    so their prioritizers counted 0 (upstream: the placement gets a Warning)."""
+    now = outcome.context.now if outcome.context else None
+    notes = []
+    for name in outcome.raw_scores:
+        if not name.startswith("AddOn/") or now is None:
+            continue
+        resource = name.split("/")[1]
+        found = snapshot.scores.get((cluster, resource))
+        until = found.status.valid_until if found and found.status else None
+        if until is not None and now > until:
+            notes.append(
+                f"{name} counted 0: AddOnPlacementScore {cluster}/{resource} expired at "
+                f"{format_time(until)}"
+            )
+    return "".join(f"; {note}" for note in notes)
+
+
 def explain(snapshot: Snapshot, result: PlacementResult) -> list[ClusterExplanation]:
     """An explanation for every cluster of ``snapshot``, in name order.
 
@@ -120,6 +141,7 @@ def explain(snapshot: Snapshot, result: PlacementResult) -> list[ClusterExplanat
             )
         elif name in selected:
             note = f"; {outcome.notes[name]}" if name in outcome.notes else ""
+            note += _expired_scores(snapshot, outcome, name)
             explanations.append(
                 ClusterExplanation(
                     name,
@@ -144,7 +166,8 @@ def explain(snapshot: Snapshot, result: PlacementResult) -> list[ClusterExplanat
                     name,
                     False,
                     "Selection",
-                    f"rank {rank[name]} of {len(rank)}, beyond numberOfClusters {wanted}{cutoff}",
+                    f"rank {rank[name]} of {len(rank)}, beyond numberOfClusters {wanted}{cutoff}"
+                    + _expired_scores(snapshot, outcome, name),
                     rank[name],
                     outcome.totals[name],
                     scores,
