@@ -196,6 +196,23 @@ def s2_fleet(clusters: int, seed: int = 7) -> list[KubeObject]:
     return objects
 
 
+def s6_fleet(clusters: int, placements: int) -> list[KubeObject]:
+    """S2's large fleet with ``placements`` placements like its one (``big-0``...),
+    alternating between regions and asking for different numbers of clusters."""
+    objects = s2_fleet(clusters)
+    template = objects.pop()
+    assert isinstance(template, Placement)
+    for i in range(placements):
+        spec = template.spec.model_copy(update={"number_of_clusters": 10 + i})
+        raw = template.model_dump(by_alias=True, exclude_none=True)
+        raw["metadata"]["name"] = f"big-{i}"
+        raw["spec"] = spec.model_dump(by_alias=True, exclude_none=True)
+        selector = raw["spec"]["predicates"][0]["requiredClusterSelector"]
+        selector["labelSelector"]["matchLabels"]["region"] = "us" if i % 2 == 0 else "eu"
+        objects.append(Placement.model_validate(raw))
+    return objects
+
+
 def clusters_yaml(count: int, seed: int = 11) -> str:
     """``count`` ManagedCluster documents as one YAML stream (for the loading scenario)."""
     import yaml

@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from benchmarks import fleets
+from benchmarks.end_to_end import run_s1_e2e, run_s6_e2e
 from benchmarks.route_writes import run_route_writes
 from clusterplace import labels
 from clusterplace.api import Fleet, KubeObject, ManagedCluster, Source, decode, read_documents
@@ -218,6 +219,42 @@ SCENARIOS = [
         {"clusters": 20000},
         _s5_index,
         0.05,
+    ),
+    Scenario(
+        "S1-e2e-json",
+        "S1 through the CLI: schedule -o json of a fleet file",
+        "placements",
+        {"clusters": 1000, "placements": 10000},
+        {"clusters": 50, "placements": 20},
+        lambda size: run_s1_e2e(size, "json"),
+        2.5,
+    ),
+    Scenario(
+        "S1-e2e-yaml",
+        "S1 through the CLI: schedule -o yaml of a fleet file",
+        "placements",
+        {"clusters": 1000, "placements": 10000},
+        {"clusters": 50, "placements": 20},
+        lambda size: run_s1_e2e(size, "yaml"),
+        3.5,
+    ),
+    Scenario(
+        "S6-e2e-schedule",
+        "100,000 clusters x 20 placements through the CLI: schedule -o json",
+        "clusters",
+        {"clusters": 100000, "placements": 20},
+        {"clusters": 500, "placements": 3},
+        lambda size: run_s6_e2e(size, "schedule"),
+        None,
+    ),
+    Scenario(
+        "S6-e2e-explain",
+        "the same fleet: explain one placement",
+        "clusters",
+        {"clusters": 100000, "placements": 20},
+        {"clusters": 500, "placements": 3},
+        lambda size: run_s6_e2e(size, "explain"),
+        None,
     ),
     Scenario(
         "route-writes",

@@ -8,10 +8,12 @@ from typing import Any
 
 import click
 
-from clusterplace.api.yaml_io import dump_json, dump_yaml_stream
+from clusterplace.api import KubeObject
+from clusterplace.api.codec import dump_json_list, dump_yaml_documents
 from clusterplace.cli._common import REPORT_FORMATS, filename_options, output_option
 from clusterplace.cli._schedule_run import now_option, run_schedule
-from clusterplace.outputs import as_json_list, format_table
+from clusterplace.collector import collector_paused
+from clusterplace.outputs import format_table
 from clusterplace.scheduling import PlacementResult
 
 __all__ = ["EXIT_UNSATISFIED", "schedule_command"]
@@ -54,12 +56,17 @@ def _row(result: PlacementResult, wide: bool) -> list[str]:
     return row
 
 
-def _objects(results: list[PlacementResult]) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
+def _models(results: list[PlacementResult]) -> list[KubeObject]:
+    """Each Placement, then its PlacementDecisions."""
+    out: list[KubeObject] = []
     for result in results:
-        out.append(result.placement.to_dict())
-        out.extend(pd.to_dict() for pd in result.decisions)
+        out.append(result.placement)
+        out.extend(result.decisions)
     return out
+
+
+def _objects(results: list[PlacementResult]) -> list[dict[str, Any]]:
+    return [model.to_dict() for model in _models(results)]
 
 
 @click.command("schedule")
@@ -83,10 +90,15 @@ def schedule_command(
     """
     result = run_schedule(filenames, recursive, now)
     placements = result.placements
-    if output == "yaml":
-        click.echo(dump_yaml_stream(_objects(placements)), nl=False)
-    elif output == "json":
-        click.echo(dump_json(as_json_list(_objects(placements))), nl=False)
+    if output in ("yaml", "json"):
+        # Many short-lived containers and no cycles: the collector would only rescan.
+        with collector_paused():
+            text = (
+                dump_yaml_documents(_objects(placements))
+                if output == "yaml"
+                else dump_json_list(_models(placements))
+            )
+        click.echo(text, nl=False)
     elif not placements:
         click.echo("No resources found", err=True)
     else:

@@ -11,6 +11,7 @@ made on the parsed program's references. Evaluation is metered (see
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import re
 import sys
@@ -18,9 +19,6 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
-
-import cel
-from cel.stdlib import add_stdlib_to_context
 
 from clusterplace.scheduling.filters.cel_cost import (
     COST_FUNCTION,
@@ -38,6 +36,24 @@ _COMPREHENSION_VARS = re.compile(
     r"\.\s*(?:all|exists|exists_one|existsOne|map|filter|transformList|transformMap)\s*\(\s*"
     r"([A-Za-z_][A-Za-z0-9_]*)\s*,(?:\s*([A-Za-z_][A-Za-z0-9_]*)\s*,)?"
 )
+
+
+@functools.cache
+def _engine() -> Any:
+    """The CEL package, imported when an expression is first compiled: importing it
+    costs about a tenth of a second (it pulls in its command-line tools), which every
+    run without CEL would otherwise pay."""
+    import cel
+
+    return cel
+
+
+def _context() -> Any:
+    from cel.stdlib import add_stdlib_to_context
+
+    context = _engine().Context()
+    add_stdlib_to_context(context)
+    return context
 
 
 class CelCompileError(ValueError):
@@ -111,8 +127,7 @@ class CelProgram:
         (false, not a boolean, or what failed in the evaluation)."""
         meter.start()
         with _evaluation(meter) as state:
-            context = cel.Context()
-            add_stdlib_to_context(context)
+            context = _context()
             context.add_variable(VARIABLE, cluster)
             context.add_function(
                 "scores", _guarded(lambda _cluster, resource: scores(resource), state, "scores")
@@ -167,7 +182,7 @@ def compile_expression(source: str) -> CelProgram:
             f"more than {MAX_EXPRESSION_LENGTH}"
         )
     try:
-        program = cel.compile(source)
+        program = _engine().compile(source)
     except Exception as err:  # the library raises ValueError with the parser's report
         raise CelCompileError(f"compilation failed: {_clean(str(err))}") from None
     bound = {v for pair in _COMPREHENSION_VARS.findall(source) for v in pair if v}
@@ -181,7 +196,7 @@ def compile_expression(source: str) -> CelProgram:
     metered = instrument(source)
     if metered != source:
         try:
-            program = cel.compile(metered)
+            program = _engine().compile(metered)
         except Exception as err:  # never evaluate unmetered: refuse instead
             raise CelCompileError(
                 f"compilation failed: the expression cannot be cost-metered: {_clean(str(err))}"
