@@ -150,57 +150,51 @@ def _show(
     click.echo(print_objects(chosen, output, columns=columns, wide_columns=wide), nl=False)
 
 
-@click.command("placements")
-@filename_options("Fleet files or directories.")
-@_namespace_options
-@now_option
-@output_option()
-def get_placements(
-    filenames: tuple[str, ...],
-    recursive: bool,
-    scheduled: bool,
-    selector: str,
-    namespace: str,
-    all_namespaces: bool,
-    now: datetime,
-    output: str,
-) -> None:
-    """List Placements, with the status the input has (or, with --schedule, a hub's)."""
-    fleet = _state(filenames, recursive, scheduled, now)
-    _show(
-        list(fleet.placements.values()),
-        output=output,
-        selector=selector,
-        namespace=namespace,
-        all_namespaces=all_namespaces,
-        columns=PLACEMENT_COLUMNS,
-        wide=PLACEMENT_WIDE,
-    )
+def _command(
+    name: str, doc: str, listed: Callable[[Fleet], list[Any]], columns: Columns, wide: Columns
+) -> click.Command:
+    """One ``get`` subcommand: the same options for placements and their decisions."""
+
+    @click.command(name, help=doc)
+    @filename_options("Fleet files or directories.")
+    @_namespace_options
+    @now_option
+    @output_option()
+    def command(
+        filenames: tuple[str, ...],
+        recursive: bool,
+        scheduled: bool,
+        selector: str,
+        namespace: str,
+        all_namespaces: bool,
+        now: datetime,
+        output: str,
+    ) -> None:
+        fleet = _state(filenames, recursive, scheduled, now)
+        _show(
+            listed(fleet),
+            output=output,
+            selector=selector,
+            namespace=namespace,
+            all_namespaces=all_namespaces,
+            columns=columns,
+            wide=wide,
+        )
+
+    return command
 
 
-@click.command("placementdecisions")
-@filename_options("Fleet files or directories.")
-@_namespace_options
-@now_option
-@output_option()
-def get_placement_decisions(
-    filenames: tuple[str, ...],
-    recursive: bool,
-    scheduled: bool,
-    selector: str,
-    namespace: str,
-    all_namespaces: bool,
-    now: datetime,
-    output: str,
-) -> None:
-    """List PlacementDecisions of the input (or, with --schedule, a hub's)."""
-    fleet = _state(filenames, recursive, scheduled, now)
-    _show(
-        list(fleet.decisions.values()),
-        output=output,
-        selector=selector,
-        namespace=namespace,
-        all_namespaces=all_namespaces,
-        columns=DECISION_COLUMNS,
-        wide=DECISION_WIDE,
-    )
+get_placements = _command(
+    "placements",
+    "List Placements, with the status the input has (or, with --schedule, a hub's).",
+    lambda fleet: list(fleet.placements.values()),
+    PLACEMENT_COLUMNS,
+    PLACEMENT_WIDE,
+)
+get_placement_decisions = _command(
+    "placementdecisions",
+    "List PlacementDecisions of the input (or, with --schedule, a hub's).",
+    lambda fleet: list(fleet.decisions.values()),
+    DECISION_COLUMNS,
+    DECISION_WIDE,
+)

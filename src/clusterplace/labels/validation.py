@@ -127,34 +127,48 @@ def label_value_errors(value: str) -> list[str]:
     return errs
 
 
+def _dns_errors(
+    value: str, limit: int, regex: re.Pattern[str], msg: str, fmt: str, *examples: str
+) -> list[str]:
+    errs: list[str] = []
+    if len(value) > limit:
+        errs.append(_max_len_error(limit))
+    if not regex.fullmatch(value):
+        errs.append(_regex_error(msg, fmt, *examples))
+    return errs
+
+
 def dns1123_subdomain_errors(value: str) -> list[str]:
     """``IsDNS1123Subdomain``: the rule for most object names (empty when valid)."""
-    errs: list[str] = []
-    if len(value) > DNS1123_SUBDOMAIN_MAX:
-        errs.append(_max_len_error(DNS1123_SUBDOMAIN_MAX))
-    if not _SUBDOMAIN_RE.fullmatch(value):
-        errs.append(_regex_error(_SUBDOMAIN_MSG, _SUBDOMAIN_FMT, "example.com"))
-    return errs
+    return _dns_errors(
+        value, DNS1123_SUBDOMAIN_MAX, _SUBDOMAIN_RE, _SUBDOMAIN_MSG, _SUBDOMAIN_FMT, "example.com"
+    )
 
 
 def dns1123_label_errors(value: str) -> list[str]:
     """``IsDNS1123Label``: namespaces and ManagedClusters (empty when valid)."""
-    errs: list[str] = []
-    if len(value) > DNS1123_LABEL_MAX:
-        errs.append(_max_len_error(DNS1123_LABEL_MAX))
-    if not _DNS1123_LABEL_RE.fullmatch(value):
-        errs.append(_regex_error(_DNS1123_LABEL_MSG, _DNS1123_LABEL_FMT, "my-name", "123-abc"))
-    return errs
+    return _dns_errors(
+        value,
+        DNS1123_LABEL_MAX,
+        _DNS1123_LABEL_RE,
+        _DNS1123_LABEL_MSG,
+        _DNS1123_LABEL_FMT,
+        "my-name",
+        "123-abc",
+    )
 
 
 def dns1035_label_errors(value: str) -> list[str]:
     """``IsDNS1035Label``: Service names (empty when valid)."""
-    errs: list[str] = []
-    if len(value) > DNS1123_LABEL_MAX:
-        errs.append(_max_len_error(DNS1123_LABEL_MAX))
-    if not _DNS1035_LABEL_RE.fullmatch(value):
-        errs.append(_regex_error(_DNS1035_LABEL_MSG, _DNS1035_LABEL_FMT, "my-name", "abc-123"))
-    return errs
+    return _dns_errors(
+        value,
+        DNS1123_LABEL_MAX,
+        _DNS1035_LABEL_RE,
+        _DNS1035_LABEL_MSG,
+        _DNS1035_LABEL_FMT,
+        "my-name",
+        "abc-123",
+    )
 
 
 def path_segment_errors(value: str) -> list[str]:
