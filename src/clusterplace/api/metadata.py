@@ -9,6 +9,7 @@ kinds use, a DNS-1123 subdomain.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -59,6 +60,18 @@ def _invalid(value: str, reasons: list[str]) -> str:
     return f"Invalid value: {quote(value)}: {'; '.join(reasons)}"
 
 
+# Fleets repeat the same label keys and values on thousands of objects: each distinct
+# text is checked once (results are tuples, so nobody can change a cached one).
+@functools.lru_cache(maxsize=1 << 16)
+def _key_reasons(key: str) -> tuple[str, ...]:
+    return tuple(label_key_errors(key))
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _value_reasons(value: str) -> tuple[str, ...]:
+    return tuple(label_value_errors(value))
+
+
 def metadata_problems(kind: str, meta: dict[str, Any]) -> list[Problem]:
     """What the API server would refuse in ``meta`` (a raw ``metadata`` mapping whose
     name is already known to be a non-empty string)."""
@@ -77,11 +90,11 @@ def metadata_problems(kind: str, meta: dict[str, Any]) -> list[Problem]:
         for key, value in labels.items():
             if not isinstance(key, str):
                 continue  # the model reports the type
-            reasons = label_key_errors(key)
+            reasons = list(_key_reasons(key))
             if reasons:
                 problems.append((("metadata", "labels", key), _invalid(key, reasons)))
             if isinstance(value, str):
-                reasons = label_value_errors(value)
+                reasons = list(_value_reasons(value))
                 if reasons:
                     problems.append((("metadata", "labels", key), _invalid(value, reasons)))
     annotations = meta.get("annotations")
@@ -90,7 +103,7 @@ def metadata_problems(kind: str, meta: dict[str, Any]) -> list[Problem]:
         for key, value in annotations.items():
             if not isinstance(key, str):
                 continue
-            reasons = label_key_errors(key.lower())
+            reasons = list(_key_reasons(key.lower()))
             if reasons:
                 problems.append((("metadata", "annotations", key), _invalid(key, reasons)))
             size += len(key.encode()) + (len(value.encode()) if isinstance(value, str) else 0)

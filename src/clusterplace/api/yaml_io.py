@@ -78,10 +78,8 @@ def load_text(text: str, *, json_only: bool = False) -> list[Any]:
     :mod:`clusterplace.api.text_bounds`)."""
     try:
         if json_only:
-            values = _load_json_stream(text)
-            for value in values:
-                text_bounds.check_depth(value)
-            return values
+            with text_bounds.json_depth_limited():
+                return _load_json_stream(text)
         text_bounds.check_yaml(text)
         fast = fast_yaml.load(text, StrictLoader)
         if fast is not None:
