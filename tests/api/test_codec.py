@@ -78,4 +78,3 @@ def test_json_of_scheduled_objects_is_byte_identical(
 def test_an_empty_list() -> None:
     assert dump_json_list([]) == dump_json(as_json_list([]))
     assert dump_yaml_documents([]) == dump_yaml_stream([])
-
