@@ -6,6 +6,8 @@ from __future__ import annotations
 import math
 import re
 
+from clusterplace.errors import ClusterplaceError
+
 __all__ = ["DurationError", "parse_go_duration"]
 
 _UNITS = {
@@ -22,7 +24,7 @@ _NUMBER = re.compile(r"\d+\.?\d*|\.\d+")
 _UNIT = re.compile(r"[^\d.]*")
 
 
-class DurationError(ValueError):
+class DurationError(ClusterplaceError, ValueError):
     """Text that ``time.ParseDuration`` refuses."""
 
 

@@ -14,6 +14,8 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal
 
+from clusterplace.errors import ClusterplaceError
+
 __all__ = ["Quantity", "QuantityError", "parse_quantity"]
 
 _MAX_INT64 = 2**63 - 1
@@ -37,7 +39,7 @@ _DIGITS = frozenset("0123456789")
 _EXPONENT_RE = re.compile(r"[+-]?[0-9]+")  # strconv.ParseInt(…, 10, 64), ASCII only
 
 
-class QuantityError(ValueError):
+class QuantityError(ClusterplaceError, ValueError):
     """Not a valid Kubernetes quantity; the message is upstream's."""
 
 

@@ -18,6 +18,8 @@ from typing import Any
 
 import yaml
 
+from clusterplace.errors import ClusterplaceError
+
 __all__ = [
     "MAX_ALIAS_NODES",
     "MAX_DEPTH",
@@ -39,7 +41,7 @@ _HALF = MAX_DEPTH // 2
 _DEEP_BLOCK = re.compile(rf"^[ \t?:-]{{{_HALF}}}", re.MULTILINE)
 
 
-class BoundError(ValueError):
+class BoundError(ClusterplaceError, ValueError):
     """Input beyond a bound; ``line`` is 1-based when known."""
 
     def __init__(self, message: str, line: int | None) -> None:

@@ -14,6 +14,7 @@ from typing import Any
 import yaml
 
 from clusterplace.api import fast_yaml, text_bounds
+from clusterplace.errors import ClusterplaceError
 
 __all__ = [
     "StrictLoader",
@@ -62,7 +63,7 @@ StrictLoader.yaml_implicit_resolvers = {
 }
 
 
-class TextError(ValueError):
+class TextError(ClusterplaceError, ValueError):
     """Text that is not valid YAML or JSON; ``line`` is 1-based when known."""
 
     def __init__(self, message: str, line: int | None) -> None:

@@ -12,12 +12,14 @@ import json
 import re
 from typing import Any
 
+from clusterplace.errors import ClusterplaceError
+
 __all__ = ["CueReadError", "read_struct", "top_level_blocks"]
 
 _LABEL = re.compile(r'\s*("(?:[^"\\]|\\.)*"|[A-Za-z_$#][A-Za-z0-9_$#-]*)\??\s*:\s*')
 
 
-class CueReadError(ValueError):
+class CueReadError(ClusterplaceError, ValueError):
     """The text is not shaped like a definition (offset of the problem in ``position``)."""
 
     def __init__(self, message: str, position: int) -> None:

@@ -6,12 +6,13 @@ import contextlib
 from collections.abc import Iterator
 
 from clusterplace.defkit.definitions import Definition
+from clusterplace.errors import ClusterplaceError
 from clusterplace.placement import ValidationError, validate_placement
 
 __all__ = ["DefinitionError", "collecting", "register"]
 
 
-class DefinitionError(ValueError):
+class DefinitionError(ClusterplaceError, ValueError):
     """A definition that cannot be registered (invalid placement, duplicate name)."""
 
 

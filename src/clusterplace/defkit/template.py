@@ -12,13 +12,14 @@ from typing import Any
 
 from clusterplace.defkit import cue
 from clusterplace.defkit.params import Condition, Param
+from clusterplace.errors import ClusterplaceError
 
 __all__ = ["Resource", "Template", "VelaContext", "resource", "vela_context"]
 
 _SEGMENT = re.compile(r"([^.\[\]]+)|\[([^\]]*)\]")
 
 
-class PathError(ValueError):
+class PathError(ClusterplaceError, ValueError):
     """A template path that cannot be parsed."""
 
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from clusterplace.api.registry import namespace_of
+from clusterplace.errors import ClusterplaceError
 from clusterplace.federation.cluster_selector import ANNOTATION, parse_cluster_selector
 from clusterplace.labels import Labels, SelectorError
 
@@ -23,7 +24,7 @@ class Routed:
     selector: str | None  # canonical form of the annotation, None when absent
 
 
-class RoutingError(ValueError):
+class RoutingError(ClusterplaceError, ValueError):
     """Objects whose annotation is invalid: ``problems`` pairs each object's index with why."""
 
     def __init__(self, problems: Sequence[tuple[int, str]]) -> None:

@@ -1,7 +1,9 @@
 from __future__ import annotations
 
+from clusterplace.errors import ClusterplaceError
 
-class SelectorError(ValueError):
+
+class SelectorError(ClusterplaceError, ValueError):
     """An invalid selector, requirement, key or value.
 
     ``str()`` is the message upstream Kubernetes gives for the same input.

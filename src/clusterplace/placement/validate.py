@@ -8,6 +8,7 @@ contradictions within RunOn and through ``Not``.
 
 from __future__ import annotations
 
+from clusterplace.errors import ClusterplaceError
 from clusterplace.labels import Labels
 from clusterplace.placement.conditions import (
     AllCondition,
@@ -26,7 +27,7 @@ from clusterplace.placement.spec import PlacementSpec
 __all__ = ["ValidationError", "validate_placement"]
 
 
-class ValidationError(ValueError):
+class ValidationError(ClusterplaceError, ValueError):
     """Conflicting placement: ``message`` and the String() of the conflicting pair."""
 
     def __init__(self, message: str, run_on: str = "", not_run_on: str = "") -> None:

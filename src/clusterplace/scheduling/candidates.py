@@ -20,6 +20,7 @@ from clusterplace.api import (
     ManagedClusterSetBinding,
     Placement,
 )
+from clusterplace.errors import ClusterplaceError
 from clusterplace.labels import Selector, SelectorError, from_label_selector, parse
 from clusterplace.scheduling.snapshot import Snapshot
 
@@ -32,7 +33,7 @@ __all__ = [
 ]
 
 
-class SetSelectorError(ValueError):
+class SetSelectorError(ClusterplaceError, ValueError):
     """A cluster set whose selector cannot be used; upstream's sync fails without a condition."""
 
 

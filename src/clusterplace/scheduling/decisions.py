@@ -20,6 +20,7 @@ from clusterplace.api.placement import (
     PLACEMENT_LABEL,
     ClusterDecision,
 )
+from clusterplace.errors import ClusterplaceError
 from clusterplace.labels import SelectorError, from_label_selector, from_requirements
 
 __all__ = ["PAGE_SIZE", "DecisionGroup", "GroupError", "build_decisions", "make_groups"]
@@ -27,7 +28,7 @@ __all__ = ["PAGE_SIZE", "DecisionGroup", "GroupError", "build_decisions", "make_
 PAGE_SIZE = 100
 
 
-class GroupError(ValueError):
+class GroupError(ClusterplaceError, ValueError):
     """The group strategy cannot be applied; the placement is Misconfigured."""
 
 

@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from clusterplace.errors import ClusterplaceError
 from clusterplace.scheduling.filters.cel_cost import (
     COST_FUNCTION,
     CostExceeded,
@@ -56,7 +57,7 @@ def _context() -> Any:
     return context
 
 
-class CelCompileError(ValueError):
+class CelCompileError(ClusterplaceError, ValueError):
     """The expression does not compile; the message reads as upstream's ``compilation failed``."""
 
 

@@ -19,6 +19,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from clusterplace.errors import ClusterplaceError
+
 __all__ = [
     "COST_FUNCTION",
     "PER_CALL_LIMIT",
@@ -39,7 +41,7 @@ _MACROS = re.compile(
 _TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|\d+(?:\.\d+)?|==|!=|<=|>=|&&|\|\||[-+*/%<>!?:.\[\]{}]")
 
 
-class CostExceeded(Exception):
+class CostExceeded(ClusterplaceError):
     """The evaluation passed its cost limit."""
 
 
