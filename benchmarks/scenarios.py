@@ -17,8 +17,10 @@ from benchmarks.end_to_end import run_s1_e2e, run_s6_e2e
 from benchmarks.route_writes import run_route_writes
 from clusterplace import labels
 from clusterplace.api import Fleet, KubeObject, ManagedCluster, Source, decode, read_documents
-from clusterplace.scheduling import ScheduleResult, Snapshot, schedule, schedule_placement
+from clusterplace.scheduling import ScheduleResult, schedule
 from clusterplace.scheduling.incremental import IncrementalSchedule
+from clusterplace.scheduling.schedule import schedule_placement
+from clusterplace.scheduling.snapshot import Snapshot
 
 NOW = datetime(2026, 11, 22, tzinfo=UTC)
 

@@ -29,8 +29,9 @@ from clusterplace.api.placement import (
     DISABLE_SCHEDULING_ANNOTATION,
     PLACEMENT_LABEL,
 )
-from clusterplace.scheduling import PlacementResult, ScheduleResult, Snapshot, schedule
+from clusterplace.scheduling import PlacementResult, ScheduleResult, schedule
 from clusterplace.scheduling.framework import Context
+from clusterplace.scheduling.snapshot import Snapshot
 
 __all__ = [
     "CLUSTERSET_LABEL",

@@ -6,8 +6,8 @@ import pytest
 from pydantic import ValidationError
 
 from clusterplace.api import KubeObject, ManagedClusterSetBinding, Placement
-from clusterplace.scheduling import Snapshot
 from clusterplace.scheduling.candidates import Candidates, find_candidates
+from clusterplace.scheduling.snapshot import Snapshot
 
 from .builders import (
     binding,

@@ -8,8 +8,10 @@ from typing import Any
 import pytest
 
 from clusterplace.api import Condition, KubeObject, Placement
-from clusterplace.scheduling import Code, PlacementResult, Snapshot, Status, schedule_placement
+from clusterplace.scheduling import Code, PlacementResult, Status
 from clusterplace.scheduling.conditions import misconfigured_condition, satisfied_condition
+from clusterplace.scheduling.schedule import schedule_placement
+from clusterplace.scheduling.snapshot import Snapshot
 
 from .builders import (
     DISABLE_SCHEDULING_ANNOTATION,

@@ -7,8 +7,10 @@ from typing import Any
 import pytest
 
 from clusterplace.api import KubeObject
-from clusterplace.scheduling import Code, Snapshot, schedule_placement
+from clusterplace.scheduling import Code
 from clusterplace.scheduling.filters.predicate import PredicateFilter
+from clusterplace.scheduling.schedule import schedule_placement
+from clusterplace.scheduling.snapshot import Snapshot
 
 from .builders import (
     NOW,

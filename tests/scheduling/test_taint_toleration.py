@@ -9,8 +9,10 @@ from typing import Any
 import pytest
 
 from clusterplace.api import KubeObject
-from clusterplace.scheduling import Code, Snapshot, schedule_placement
+from clusterplace.scheduling import Code
 from clusterplace.scheduling.filters.taint_toleration import TaintTolerationFilter
+from clusterplace.scheduling.schedule import schedule_placement
+from clusterplace.scheduling.snapshot import Snapshot
 
 from .builders import (
     NOW,

@@ -3,24 +3,53 @@
 >>> from clusterplace.api import expand_sources, load_fleet
 >>> from clusterplace.scheduling import schedule
 >>> result = schedule(load_fleet(expand_sources(["examples/fleet"])))  # doctest: +SKIP
+>>> result.explain("apps", "analytics")  # doctest: +SKIP
+
+The public face is what ``__all__`` lists (see docs/api.md). The pipeline's internals
+live in the submodules; importing them from here still works for one release, with a
+DeprecationWarning.
 """
+
+from __future__ import annotations
+
+import importlib
+import warnings
+from typing import Any
 
 from clusterplace.scheduling.explain import ClusterExplanation, explain
 from clusterplace.scheduling.framework import Code, Status
-from clusterplace.scheduling.schedule import Outcome, schedule_placement
+from clusterplace.scheduling.incremental import ChangeReport, IncrementalSchedule
 from clusterplace.scheduling.scheduler import PlacementResult, ScheduleResult, schedule
-from clusterplace.scheduling.snapshot import DecisionStore, Snapshot
 
 __all__ = [
+    "ChangeReport",
     "ClusterExplanation",
     "Code",
-    "DecisionStore",
-    "Outcome",
+    "IncrementalSchedule",
     "PlacementResult",
     "ScheduleResult",
-    "Snapshot",
     "Status",
     "explain",
     "schedule",
-    "schedule_placement",
 ]
+
+# Formerly exported here; now private to the pipeline (module they live in).
+_MOVED = {
+    "DecisionStore": "clusterplace.scheduling.snapshot",
+    "Snapshot": "clusterplace.scheduling.snapshot",
+    "Outcome": "clusterplace.scheduling.schedule",
+    "schedule_placement": "clusterplace.scheduling.schedule",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _MOVED.get(name)
+    if module is None:
+        raise AttributeError(f"module 'clusterplace.scheduling' has no attribute {name!r}")
+    warnings.warn(
+        f"clusterplace.scheduling.{name} is internal; import it from {module} "
+        "(this alias goes away in the next release)",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return getattr(importlib.import_module(module), name)
