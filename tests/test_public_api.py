@@ -35,3 +35,19 @@ def test_moved_internals_still_import_with_a_warning(name: str) -> None:
     with pytest.warns(DeprecationWarning, match=name):
         assert getattr(scheduling, name) is not None
     assert name not in scheduling.__all__
+
+
+def test_the_collector_pause_can_be_turned_off() -> None:
+    import gc
+
+    from clusterplace.collector import collector_paused, pause_collector
+
+    pause_collector(False)
+    try:
+        with collector_paused():
+            assert gc.isenabled()
+    finally:
+        pause_collector(True)
+    with collector_paused():
+        assert not gc.isenabled()
+    assert gc.isenabled()

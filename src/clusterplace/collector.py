@@ -12,7 +12,20 @@ import contextlib
 import gc
 from collections.abc import Iterator
 
-__all__ = ["collector_paused"]
+__all__ = ["collector_paused", "pause_collector"]
+
+_pausing = True
+
+
+def pause_collector(enabled: bool) -> None:
+    """Whether clusterplace pauses the collector around its bulk work (default: yes).
+
+    A program that embeds the library may turn it off: the pause ends with
+    ``gc.freeze()``/``gc.unfreeze()``, which moves every live object, the program's own
+    included, to the oldest generation. clusterplace is then slower, not different.
+    """
+    global _pausing
+    _pausing = enabled
 
 
 @contextlib.contextmanager
@@ -23,6 +36,9 @@ def collector_paused() -> Iterator[None]:
     generation without a scan (freeze, then unfreeze), so the first collection after
     the block does not scan every object of it as a young one.
     """
+    if not _pausing:
+        yield
+        return
     enabled = gc.isenabled()
     gc.disable()
     try:
