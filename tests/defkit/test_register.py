@@ -1,4 +1,4 @@
-"""``defkit.register``: upstream's placement check (spec §6 case 29) and accumulating placement."""
+"""``defkit.register``: upstream's placement check (upstream case 29) and accumulating placement."""
 
 from __future__ import annotations
 

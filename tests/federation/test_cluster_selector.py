@@ -1,4 +1,4 @@
-"""The Federation ClusterSelector annotation (defkit-placement.md section 8, DECISIONS.md)."""
+"""The Federation ClusterSelector annotation (docs/semantics.md, "Federation ClusterSelector")."""
 
 from __future__ import annotations
 

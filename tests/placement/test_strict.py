@@ -1,4 +1,4 @@
-"""Strict validation (DECISIONS.md, KubeVela part): exact satisfiability with a witness.
+"""Strict validation (docs/defkit.md: strict mode is exact): exact satisfiability with a witness.
 
 Strict mode raises for every spec that no cluster's labels can make eligible, on top of
 upstream's rules; ``witness=True`` returns labels on which the spec is eligible, which is
@@ -156,7 +156,7 @@ def test_witness_values(placement: PlacementSpec, witness: dict[str, str]) -> No
 
 @pytest.mark.parametrize("placement", UPSTREAM_FALSE_POSITIVES)
 def test_strict_mode_accepts_upstream_false_positives(placement: PlacementSpec) -> None:
-    # DECISIONS.md: strict mode decides exactly; upstream's pattern rules flag these
+    # docs/defkit.md: strict mode decides exactly; upstream's pattern rules flag these
     # although some label sets are eligible.
     with pytest.raises(ValidationError):
         validate_placement(placement)

@@ -801,7 +801,7 @@ FORMAT_CASES = [
     pytest.param({}, "(no labels)", id="empty"),
     pytest.param(None, "(no labels)", id="nil"),
     pytest.param({"provider": "aws"}, "provider=aws", id="one"),
-    # Upstream checks only that both pairs and ", " appear; DECISIONS: sorted by key.
+    # Upstream checks only that both pairs and ", " appear; docs/semantics.md: sorted by key.
     pytest.param(
         {"provider": "aws", "cluster-type": "eks"}, "cluster-type=eks, provider=aws", id="sorted"
     ),

@@ -1,6 +1,6 @@
 """Building OCM placement objects for scheduler tests, in Kubernetes JSON shape.
 
-Defaults follow the upstream test cases (spec §8): namespace ``ns1``, placement
+Defaults follow the upstream test cases: namespace ``ns1``, placement
 ``placement1``, one set ``clusterset1`` bound to ``ns1`` whose clusters all carry
 its clusterset label, default prioritizer policy, no taints, a fixed clock.
 """

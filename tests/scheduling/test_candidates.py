@@ -1,4 +1,4 @@
-"""Candidate clusters: valid bindings, eligible sets, set members (spec §2, case 37)."""
+"""Candidate clusters: valid bindings, eligible sets, set members (upstream case 37)."""
 
 from __future__ import annotations
 

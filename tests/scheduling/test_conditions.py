@@ -1,4 +1,4 @@
-"""PlacementSatisfied and PlacementMisconfigured (spec §1, case 33), every rule in order."""
+"""PlacementSatisfied and PlacementMisconfigured (upstream case 33), every rule in order."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Decision groups, PlacementDecision pages, binding and events (spec §5–6, cases 29–36)."""
+"""Decision groups, PlacementDecision pages, binding and events (upstream cases 29–36)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The array-based scheduler against a straightforward per-cluster reference (spec §3–4).
+"""The array-based scheduler against a straightforward per-cluster reference.
 
 Random small fleets: labels, taints, resources, add-on scores and existing decisions of
 other placements; random placements with predicates, tolerations, numberOfClusters and

@@ -1,4 +1,4 @@
-"""Offline scheduling of many placements (DECISIONS.md): one at a time in (namespace, name)
+"""Offline scheduling of many placements (docs/semantics.md): one at a time in (namespace, name)
 order, each seeing the decisions of the input as updated by the placements before it."""
 
 from __future__ import annotations

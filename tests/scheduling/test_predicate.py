@@ -1,4 +1,4 @@
-"""The Predicate filter: labels, claims and CEL (spec §3, upstream cases 12–19)."""
+"""The Predicate filter: labels, claims and CEL (upstream cases 12–19)."""
 
 from __future__ import annotations
 
@@ -322,7 +322,7 @@ def test_44_invalid_cel_then_fixed() -> None:
     ids=["claim-gt", "label-lt"],
 )
 def test_gt_lt_rejected_in_label_selector_requirements(selector: dict[str, Any]) -> None:
-    # DECISIONS.md: Gt/Lt are rejected in metav1.LabelSelector matchExpressions, as upstream.
+    # docs/semantics.md: Gt/Lt are rejected in metav1.LabelSelector matchExpressions, as upstream.
     result = run(
         *world(
             cluster(C1, labels={"n": "2"}, claims={"n": "2"}),

@@ -1,4 +1,4 @@
-"""Prioritizer units (spec §4, upstream cases 25–28) and their formulas."""
+"""Prioritizer units (upstream cases 25–28) and their formulas."""
 
 from __future__ import annotations
 
@@ -305,7 +305,7 @@ def test_addon_expired_warning_does_not_block_scheduling() -> None:
     ]
 
 
-# --- weights (spec §4) ---------------------------------------------------------------------
+# --- weights ------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,4 @@
-"""Upstream ``TestSchedule`` (spec §8, cases 1–11) and the prioritizer integration case 42."""
+"""Upstream ``TestSchedule`` (upstream's cases 1–11) and the prioritizer integration case 42."""
 
 from __future__ import annotations
 

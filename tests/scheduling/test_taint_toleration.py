@@ -1,4 +1,4 @@
-"""The TaintToleration filter (spec §3, upstream cases 20–24), with tolerationSeconds and
+"""The TaintToleration filter (upstream cases 20–24), with tolerationSeconds and
 requeue. The clock is fixed at 2022-01-01T00:00:00Z."""
 
 from __future__ import annotations
@@ -247,7 +247,7 @@ def test_expired_toleration_falls_through_to_the_next() -> None:
 
 
 def test_toleration_seconds_applies_to_no_select_if_new() -> None:
-    # DECISIONS.md: tolerationSeconds applies to every effect, as upstream's code does.
+    # docs/semantics.md: tolerationSeconds applies to every effect, as upstream's code does.
     result = run(
         *world(
             aged(C1, 9, "NoSelectIfNew"),

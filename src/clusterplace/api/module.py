@@ -42,7 +42,7 @@ class PlacementCondition(_Lenient):
     @model_validator(mode="after")
     def _check(self) -> PlacementCondition:
         # Upstream accepts these silently and the condition never matches; we refuse
-        # them at load (DECISIONS.md), with upstream validate-module's wording.
+        # them at load (docs/defkit.md), with upstream validate-module's wording.
         if self.operator not in VALID_OPERATORS:
             raise ValueError(
                 f"invalid operator {_quote(self.operator)} (key={_quote(self.key)}); "

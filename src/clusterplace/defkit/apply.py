@@ -1,7 +1,7 @@
 """``apply-module``: evaluate each definition's placement against the cluster's identity
 and install only the eligible ones, with upstream's flow and lines.
 
-Differences from upstream (DECISIONS.md): dry-run evaluates placement too; if the
+Differences from upstream (docs/defkit.md): dry-run evaluates placement too; if the
 cluster labels cannot be read, nothing is applied (fail closed) unless placement is
 ignored; composite conditions are never dropped; the labels line is sorted.
 """
