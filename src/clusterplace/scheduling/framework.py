@@ -11,11 +11,12 @@ one module with one such class and registering it.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import Enum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
@@ -25,6 +26,13 @@ if TYPE_CHECKING:
     from clusterplace.scheduling.snapshot import Snapshot
 
 __all__ = [
+    "ADDON_SCORES",
+    "CLAIMS",
+    "CLUSTER",
+    "DECISIONS",
+    "LABELS",
+    "RESOURCES",
+    "TAINTS",
     "Code",
     "Context",
     "FilterPlugin",
@@ -35,6 +43,18 @@ __all__ = [
     "Scored",
     "Status",
 ]
+
+
+# What a plugin reads (its ``reads`` set), so that whoever reacts to a change (the
+# incremental scheduler, the controller) knows which plugins it can affect, as
+# kube-scheduler's EventsToRegister does.
+LABELS = "labels"
+CLAIMS = "claims"
+TAINTS = "taints"
+RESOURCES = "resources"  # status.allocatable and capacity
+ADDON_SCORES = "addon-scores"
+DECISIONS = "decisions"  # PlacementDecisions: the placement's own, or everyone's
+CLUSTER = "cluster"  # anything of the ManagedCluster (CEL expressions)
 
 
 class Code(Enum):
@@ -117,17 +137,25 @@ class ScoreResult:
     status: Status = field(default_factory=Status.success)
 
 
-class FilterPlugin:
-    """Base of filters: implement ``filter_ids`` and ``explain``; ``note`` optionally."""
+class FilterPlugin(ABC):
+    """Base of filters: implement ``filter_ids`` and ``explain``; ``note`` and
+    ``requeue_at`` optionally; declare what the filter ``reads``."""
 
     name: str = ""
+    reads: ClassVar[frozenset[str]] = frozenset()
 
+    @abstractmethod
     def filter_ids(self, ctx: Context, ids: np.ndarray) -> Filtered:
-        raise NotImplementedError
+        """The positions of ``ids`` (ascending) the filter keeps, and its status."""
 
+    @abstractmethod
     def explain(self, ctx: Context, cluster: ManagedCluster) -> str | None:
         """Why this filter removes ``cluster`` (None when it keeps it)."""
-        raise NotImplementedError
+
+    def requeue_at(self, ctx: Context) -> datetime | None:
+        """When the placement must be scheduled again although nothing changed (e.g. a
+        toleration runs out); None: never."""
+        return None
 
     def note(self, ctx: Context, cluster: ManagedCluster) -> str | None:
         """A remark on a kept cluster worth explaining (e.g. a toleration that expires)."""
@@ -145,13 +173,20 @@ class FilterPlugin:
         return FilterResult([c for c in clusters if c.name in kept], result.status, rejected, notes)
 
 
-class PrioritizerPlugin:
-    """Base of prioritizers: implement ``score_ids``."""
+class PrioritizerPlugin(ABC):
+    """Base of prioritizers: implement ``score_ids``; ``requeue_at`` optionally; declare
+    what the prioritizer ``reads``."""
 
     name: str = ""
+    reads: ClassVar[frozenset[str]] = frozenset()
 
+    @abstractmethod
     def score_ids(self, ctx: Context, ids: np.ndarray) -> Scored:
-        raise NotImplementedError
+        """A score for each of ``ids`` (aligned), and the status."""
+
+    def requeue_at(self, ctx: Context) -> datetime | None:
+        """When the placement must be scheduled again although nothing changed."""
+        return None
 
     def score(self, ctx: Context, clusters: Sequence[ManagedCluster]) -> ScoreResult:
         """The same prioritizer over cluster objects: scores by cluster name."""

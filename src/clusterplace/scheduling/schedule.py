@@ -17,8 +17,7 @@ from clusterplace.api import Placement
 from clusterplace.scheduling.candidates import Candidates, find_candidates
 from clusterplace.scheduling.events import ScoreNotes
 from clusterplace.scheduling.filters.chain import FILTERS, run_filters
-from clusterplace.scheduling.filters.taint_toleration import TaintTolerationFilter
-from clusterplace.scheduling.framework import Code, Context, FilterPlugin, Status
+from clusterplace.scheduling.framework import Code, Context, FilterPlugin, PrioritizerPlugin, Status
 from clusterplace.scheduling.prioritizers.policy import (
     SPREAD,
     build_prioritizers,
@@ -230,5 +229,9 @@ def schedule_placement(snapshot: Snapshot, placement: Placement, now: datetime) 
         outcome.selected = snapshot.names_of(_top(ids, totals, wanted))
     if wanted is not None:
         outcome.unscheduled = wanted - len(outcome.selected)
-    outcome.requeue_at = TaintTolerationFilter.requeue_at(ctx)
+    # Any plugin may ask to run again at a time (TaintToleration: a toleration expiring).
+    plugins: list[FilterPlugin | PrioritizerPlugin] = [*FILTERS]
+    plugins += [w.prioritizer for w in prioritizers]
+    times = [at for plugin in plugins if (at := plugin.requeue_at(ctx)) is not None]
+    outcome.requeue_at = min(times, default=None)
     return outcome

@@ -11,7 +11,16 @@ from clusterplace.api import ManagedCluster
 from clusterplace.api.placement import ClusterPredicate
 from clusterplace.labels import Selector, SelectorError, from_label_selector, from_requirements
 from clusterplace.scheduling.filters.cel import CelCompileError, CelProgram, Meter, compile_all
-from clusterplace.scheduling.framework import Context, Filtered, FilterPlugin, Status
+from clusterplace.scheduling.framework import (
+    ADDON_SCORES,
+    CLAIMS,
+    CLUSTER,
+    LABELS,
+    Context,
+    Filtered,
+    FilterPlugin,
+    Status,
+)
 
 __all__ = ["PredicateFilter"]
 
@@ -81,6 +90,7 @@ def _show(values: dict[str, str], key: str) -> str:
 
 
 class PredicateFilter(FilterPlugin):
+    reads = frozenset({LABELS, CLAIMS, CLUSTER, ADDON_SCORES})  # CEL reads anything
     name = NAME
 
     def filter_ids(self, ctx: Context, ids: np.ndarray) -> Filtered:

@@ -16,7 +16,14 @@ import numpy as np
 from clusterplace.api import ManagedCluster, Taint
 from clusterplace.api.base import format_time
 from clusterplace.api.placement import Toleration
-from clusterplace.scheduling.framework import Context, Filtered, FilterPlugin, Status
+from clusterplace.scheduling.framework import (
+    DECISIONS,
+    TAINTS,
+    Context,
+    Filtered,
+    FilterPlugin,
+    Status,
+)
 
 __all__ = ["TaintTolerationFilter", "tolerates"]
 
@@ -65,6 +72,7 @@ def _taint_text(taint: Taint) -> str:
 
 
 class TaintTolerationFilter(FilterPlugin):
+    reads = frozenset({TAINTS, DECISIONS})  # NoSelectIfNew and expiry: own decisions
     name = NAME
 
     def filter_ids(self, ctx: Context, ids: np.ndarray) -> Filtered:
@@ -100,8 +108,7 @@ class TaintTolerationFilter(FilterPlugin):
             return f"taints tolerated until {format_time(until)}"
         return None
 
-    @classmethod
-    def requeue_at(cls, ctx: Context) -> datetime | None:
+    def requeue_at(self, ctx: Context) -> datetime | None:
         """When a toleration of a cluster this placement already selected runs out.
 
         Upstream looks at every cluster of the placement's current decisions (candidates
@@ -117,7 +124,7 @@ class TaintTolerationFilter(FilterPlugin):
             cluster = ctx.snapshot.clusters.get(name)
             if cluster is None:
                 continue
-            reason, until = cls._check(cluster, tolerations, existing, ctx.now)
+            reason, until = self._check(cluster, tolerations, existing, ctx.now)
             if reason is None and until is not None:
                 earliest = until if earliest is None else min(earliest, until)
         return earliest

@@ -12,7 +12,13 @@ from datetime import datetime
 import numpy as np
 
 from clusterplace.api import AddOnPlacementScore
-from clusterplace.scheduling.framework import Context, PrioritizerPlugin, Scored, Status
+from clusterplace.scheduling.framework import (
+    ADDON_SCORES,
+    Context,
+    PrioritizerPlugin,
+    Scored,
+    Status,
+)
 from clusterplace.scheduling.snapshot import Snapshot
 
 __all__ = ["AddOnPrioritizer", "refresh_score"]
@@ -44,6 +50,8 @@ def refresh_score(snapshot: Snapshot, cluster: str, resource: str) -> None:
 
 
 class AddOnPrioritizer(PrioritizerPlugin):
+    reads = frozenset({ADDON_SCORES})
+
     def __init__(self, resource_name: str, score_name: str) -> None:
         self.resource_name = resource_name
         self.score_name = score_name

@@ -10,7 +10,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from clusterplace.scheduling.framework import Context, PrioritizerPlugin, Scored
+from clusterplace.scheduling.framework import DECISIONS, Context, PrioritizerPlugin, Scored
 
 __all__ = ["BalancePrioritizer", "balance_score"]
 
@@ -43,6 +43,7 @@ def _table(max_count: int) -> np.ndarray:
 
 
 class BalancePrioritizer(PrioritizerPlugin):
+    reads = frozenset({DECISIONS})
     name = "Balance"
 
     def score_ids(self, ctx: Context, ids: np.ndarray) -> Scored:

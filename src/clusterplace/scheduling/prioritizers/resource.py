@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from clusterplace.api import ManagedCluster
-from clusterplace.scheduling.framework import Context, PrioritizerPlugin, Scored
+from clusterplace.scheduling.framework import RESOURCES, Context, PrioritizerPlugin, Scored
 from clusterplace.scheduling.snapshot import Snapshot
 
 __all__ = ["ResourcePrioritizer", "allocatable", "refresh_cluster", "resource_score"]
@@ -33,6 +33,8 @@ def allocatable(cluster: ManagedCluster, resource: str) -> float | None:
 
 
 class ResourcePrioritizer(PrioritizerPlugin):
+    reads = frozenset({RESOURCES})
+
     def __init__(self, name: str, resource: str) -> None:
         self.name = name
         self.resource = resource

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from clusterplace.scheduling.framework import Context, PrioritizerPlugin, Scored
+from clusterplace.scheduling.framework import DECISIONS, Context, PrioritizerPlugin, Scored
 
 __all__ = ["SteadyPrioritizer"]
 
 
 class SteadyPrioritizer(PrioritizerPlugin):
+    reads = frozenset({DECISIONS})
     name = "Steady"
 
     def score_ids(self, ctx: Context, ids: np.ndarray) -> Scored:
