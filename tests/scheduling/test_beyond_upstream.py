@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from clusterplace.scheduling import Code
+from clusterplace.scheduling.explain import explain_placement
 
 from .builders import builtin, cluster, decided, misconfigured, run, run_all, satisfied, world
 
@@ -138,7 +139,10 @@ def test_do_not_schedule_excludes_clusters_without_the_key_and_explains_it() -> 
     objects = world(*clusters, spreadPolicy=spread)
     result = run(*objects)
     assert decided(result) == ["k1"]
-    why = {e.cluster: (e.stage, e.reason) for e in run_all(objects).explain("ns1", "placement1")}
+    why = {
+        e.cluster: (e.stage, e.reason)
+        for e in explain_placement(run_all(objects), "ns1", "placement1")
+    }
     assert why["nokey"] == (
         "Spread",
         "has no label zone; required by a DoNotSchedule spread constraint",

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from clusterplace.api import Fleet, KubeObject, ManagedCluster
 from clusterplace.scheduling import ScheduleResult, schedule
+from clusterplace.scheduling.explain import explain_placement
 from clusterplace.scheduling.incremental import IncrementalSchedule
 
 from .builders import (
@@ -65,7 +66,10 @@ def fingerprint(result: ScheduleResult) -> list[Any]:
                 o.spread_blocked,
                 (c.eligible_sets, c.member_of, c.terminating, c.ids.tolist()),
                 [cl.model_dump(mode="json") for cl in c.clusters],
-                [e.to_dict() for e in result.explain(r.placement.namespace, r.placement.name)],
+                [
+                    e.to_dict()
+                    for e in explain_placement(result, r.placement.namespace, r.placement.name)
+                ],
             ]
         out.append(seen)
     store = result.snapshot.decisions

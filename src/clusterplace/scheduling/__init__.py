@@ -1,9 +1,9 @@
 """Open Cluster Management Placement scheduling, faithful to upstream and explained.
 
 >>> from clusterplace.api import expand_sources, load_fleet
->>> from clusterplace.scheduling import schedule
+>>> from clusterplace.scheduling import explain_placement, schedule
 >>> result = schedule(load_fleet(expand_sources(["examples/fleet"])))  # doctest: +SKIP
->>> result.explain("apps", "analytics")  # doctest: +SKIP
+>>> explain_placement(result, "apps", "analytics")  # doctest: +SKIP
 
 The public face is what ``__all__`` lists (see docs/api.md). The pipeline's internals
 live in the submodules; importing them from here still works for one release, with a
@@ -16,10 +16,11 @@ import importlib
 import warnings
 from typing import Any
 
-from clusterplace.scheduling.explain import ClusterExplanation, explain
+from clusterplace.scheduling.explain import ClusterExplanation, explain, explain_placement
 from clusterplace.scheduling.framework import Code, Status
 from clusterplace.scheduling.incremental import ChangeReport, IncrementalSchedule
-from clusterplace.scheduling.scheduler import PlacementResult, ScheduleResult, schedule
+from clusterplace.scheduling.results import PlacementResult, ScheduleResult
+from clusterplace.scheduling.scheduler import schedule
 
 __all__ = [
     "ChangeReport",
@@ -30,6 +31,7 @@ __all__ = [
     "ScheduleResult",
     "Status",
     "explain",
+    "explain_placement",
     "schedule",
 ]
 

@@ -8,11 +8,11 @@ from typing import Any
 from clusterplace.api.base import format_time
 from clusterplace.scheduling.candidates import set_selector
 from clusterplace.scheduling.framework import Code
+from clusterplace.scheduling.results import PlacementResult, ScheduleResult
 from clusterplace.scheduling.schedule import Outcome
-from clusterplace.scheduling.scheduler import PlacementResult
 from clusterplace.scheduling.snapshot import Snapshot
 
-__all__ = ["ClusterExplanation", "explain"]
+__all__ = ["ClusterExplanation", "explain", "explain_placement"]
 
 
 @dataclass(frozen=True)
@@ -86,6 +86,17 @@ def _expired_scores(snapshot: Snapshot, outcome: Outcome, cluster: str) -> str:
                 f"{format_time(until)}"
             )
     return "".join(f"; {note}" for note in notes)
+
+
+def explain_placement(
+    result: ScheduleResult, namespace: str, name: str
+) -> list[ClusterExplanation]:
+    """Why each cluster was or was not selected by placement ``namespace/name`` of a run
+    (``KeyError`` when the run has no such placement)."""
+    found = result.get(namespace, name)
+    if found is None:
+        raise KeyError(f"no placement {namespace}/{name}")
+    return explain(result.snapshot, found)
 
 
 def explain(snapshot: Snapshot, result: PlacementResult) -> list[ClusterExplanation]:

@@ -7,9 +7,7 @@ PlacementDecisions of the input as updated by the placements before it.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING
+from datetime import UTC, datetime
 
 from clusterplace.api import Fleet, KubeObject, Placement, PlacementDecision
 from clusterplace.api.placement import DISABLE_SCHEDULING_ANNOTATION, PlacementStatus
@@ -21,7 +19,6 @@ from clusterplace.scheduling.conditions import (
     set_condition,
 )
 from clusterplace.scheduling.decisions import (
-    DecisionGroup,
     build_decisions,
     make_groups,
 )
@@ -32,58 +29,11 @@ from clusterplace.scheduling.events import (
     warning_update_event,
 )
 from clusterplace.scheduling.framework import Code, Status
+from clusterplace.scheduling.results import PlacementResult, ScheduleResult
 from clusterplace.scheduling.schedule import Outcome, schedule_placement
 from clusterplace.scheduling.snapshot import Snapshot
 
-if TYPE_CHECKING:
-    from clusterplace.scheduling.explain import ClusterExplanation
-
 __all__ = ["PlacementResult", "ScheduleResult", "schedule", "schedule_one"]
-
-
-@dataclass
-class PlacementResult:
-    """One placement after scheduling: its new status, decisions, events and why."""
-
-    placement: Placement
-    decisions: list[PlacementDecision]
-    deleted: list[str] = field(default_factory=list)
-    events: list[Event] = field(default_factory=list)
-    outcome: Outcome | None = None
-    groups: list[DecisionGroup] = field(default_factory=list)
-    status: Status = field(default_factory=Status.success)
-    requeue_after: timedelta | None = None
-    skipped: str | None = None  # why the placement was not scheduled at all
-    error: str | None = None  # the sync failed; nothing was changed
-
-    @property
-    def satisfied(self) -> bool:
-        for cond in (self.placement.status.conditions if self.placement.status else None) or []:
-            if cond.type == "PlacementSatisfied":
-                return cond.status == "True"
-        return False
-
-
-@dataclass
-class ScheduleResult:
-    placements: list[PlacementResult]
-    snapshot: Snapshot
-
-    def get(self, namespace: str, name: str) -> PlacementResult | None:
-        for result in self.placements:
-            if (result.placement.namespace, result.placement.name) == (namespace, name):
-                return result
-        return None
-
-    def explain(self, namespace: str, name: str) -> list[ClusterExplanation]:
-        """Why each cluster was or was not selected by placement ``namespace/name``."""
-        # Imported here: explain reads these result types, so it cannot be imported above.
-        from clusterplace.scheduling.explain import explain
-
-        found = self.get(namespace, name)
-        if found is None:
-            raise KeyError(f"no placement {namespace}/{name}")
-        return explain(self.snapshot, found)
 
 
 def schedule(source: Fleet | Iterable[KubeObject], now: datetime | None = None) -> ScheduleResult:

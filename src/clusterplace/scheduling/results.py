@@ -1,0 +1,54 @@
+"""What a scheduling run gives: read-only results for each placement and for the run.
+
+Results are read by ``explain``, the CLI and the incremental scheduler; nothing in the
+pipeline imports back from them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import timedelta
+
+from clusterplace.api import Placement, PlacementDecision
+from clusterplace.scheduling.decisions import DecisionGroup
+from clusterplace.scheduling.events import Event
+from clusterplace.scheduling.framework import Status
+from clusterplace.scheduling.schedule import Outcome
+from clusterplace.scheduling.snapshot import Snapshot
+
+__all__ = ["PlacementResult", "ScheduleResult"]
+
+
+@dataclass
+class PlacementResult:
+    """One placement after scheduling: its new status, decisions, events and why."""
+
+    placement: Placement
+    decisions: list[PlacementDecision]
+    deleted: list[str] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)
+    outcome: Outcome | None = None
+    groups: list[DecisionGroup] = field(default_factory=list)
+    status: Status = field(default_factory=Status.success)
+    requeue_after: timedelta | None = None
+    skipped: str | None = None  # why the placement was not scheduled at all
+    error: str | None = None  # the sync failed; nothing was changed
+
+    @property
+    def satisfied(self) -> bool:
+        for cond in (self.placement.status.conditions if self.placement.status else None) or []:
+            if cond.type == "PlacementSatisfied":
+                return cond.status == "True"
+        return False
+
+
+@dataclass
+class ScheduleResult:
+    placements: list[PlacementResult]
+    snapshot: Snapshot
+
+    def get(self, namespace: str, name: str) -> PlacementResult | None:
+        for result in self.placements:
+            if (result.placement.namespace, result.placement.name) == (namespace, name):
+                return result
+        return None
