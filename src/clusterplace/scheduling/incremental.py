@@ -44,12 +44,9 @@ from clusterplace.scheduling.framework import Context
 from clusterplace.scheduling.ledger import Ledger, view_max
 from clusterplace.scheduling.prioritizers import addon, resource
 from clusterplace.scheduling.prioritizers.policy import spread_constraints
+from clusterplace.scheduling.results import ScheduleResult
 from clusterplace.scheduling.schedule import Outcome
-from clusterplace.scheduling.scheduler import (
-    ScheduleResult,
-    schedule,
-    schedule_one,
-)
+from clusterplace.scheduling.scheduler import schedule, schedule_one
 from clusterplace.scheduling.snapshot import DecisionStore
 
 __all__ = ["ChangeReport", "IncrementalSchedule"]
