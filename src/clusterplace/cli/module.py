@@ -19,13 +19,13 @@ from clusterplace.cli._common import (
 )
 from clusterplace.defkit.apply import CONFLICT_STRATEGIES, ApplyOptions, apply_module
 from clusterplace.defkit.module import TYPE_DIRS, load_module
+from clusterplace.defkit.plan import plan
 from clusterplace.defkit.stores import DefinitionStore, DirectoryStore, MemoryStore
 from clusterplace.outputs import format_table, open_output
 from clusterplace.placement import (
     CLUSTER_IDENTITY_CONFIGMAP,
     CLUSTER_IDENTITY_NAMESPACE,
     ValidationError,
-    evaluate,
     get_cluster_labels,
     get_effective_placement,
     validate_placement,
@@ -226,15 +226,22 @@ def plan_module(directory: str, filenames: tuple[str, ...], recursive: bool, out
     module = load_module(directory)
     fleet = load(filenames, recursive)
     clusters = sorted(fleet.clusters)
-    rows: list[dict[str, Any]] = []
-    for loaded in module.definitions:
-        definition = loaded.definition
-        effective = get_effective_placement(module.placement, definition.placement)
-        verdicts = []
-        for name in clusters:
-            result = evaluate(effective, fleet.clusters[name].labels)
-            verdicts.append({"cluster": name, "eligible": result.eligible, "reason": result.reason})
-        rows.append({"kind": definition.KIND, "name": definition.name, "clusters": verdicts})
+    plans = {name: plan(module, fleet.clusters[name].labels) for name in clusters}
+    rows: list[dict[str, Any]] = [
+        {
+            "kind": loaded.definition.KIND,
+            "name": loaded.definition.name,
+            "clusters": [
+                {
+                    "cluster": name,
+                    "eligible": plans[name][i].eligible,
+                    "reason": plans[name][i].reason,
+                }
+                for name in clusters
+            ],
+        }
+        for i, loaded in enumerate(module.definitions)
+    ]
     if output in ("yaml", "json"):
         data = {
             "apiVersion": "clusterplace.io/v1alpha1",

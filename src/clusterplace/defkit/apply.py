@@ -16,10 +16,11 @@ from clusterplace.api.metadata import quote
 from clusterplace.api.yaml_io import dump_yaml_stream
 from clusterplace.defkit.hooks import run_hooks
 from clusterplace.defkit.module import Module
+from clusterplace.defkit.plan import plan
 from clusterplace.defkit.stores import DefinitionStore
 from clusterplace.errors import ClusterplaceError
 from clusterplace.labels.validation import dns1123_label_errors, dns1123_subdomain_errors
-from clusterplace.placement import evaluate, format_cluster_labels, get_effective_placement
+from clusterplace.placement import format_cluster_labels
 
 __all__ = [
     "CONFLICT_STRATEGIES",
@@ -158,23 +159,20 @@ def apply_module(
             ),
         )
 
-    for loaded in definitions:
-        definition = loaded.definition
+    for verdict in plan(module, labels, options.types):
+        definition = verdict.loaded.definition
         manifest = definition.to_manifest(options.namespace)
         name = options.prefix + definition.name
         manifest["metadata"]["name"] = name
         kind = definition.KIND
-        if check:
-            effective = get_effective_placement(module_placement, definition.placement)
-            if not effective.is_empty():
-                stats.placement_evaluated += 1
-                result = evaluate(effective, labels)
-                if not result.eligible:
-                    echo(f"  ✗ {kind} {name}: skipped ({result.reason})")
-                    stats.placement_skipped += 1
-                    continue
-                stats.placement_eligible += 1
-                echo(f"  ✓ {kind} {name}: eligible")
+        if check and verdict.checked:
+            stats.placement_evaluated += 1
+            if not verdict.eligible:
+                echo(f"  ✗ {kind} {name}: skipped ({verdict.reason})")
+                stats.placement_skipped += 1
+                continue
+            stats.placement_eligible += 1
+            echo(f"  ✓ {kind} {name}: eligible")
         stats.by_type[definition.TYPE] = stats.by_type.get(definition.TYPE, 0) + 1
         if options.dry_run:
             echo(dump_yaml_stream([manifest]).rstrip("\n"))
