@@ -106,9 +106,7 @@ def schedule_one(snapshot: Snapshot, placement: Placement, now: datetime) -> Pla
         outcome = schedule_placement(snapshot, placement, now)
     except SetSelectorError as err:
         return PlacementResult(placement, old, error=str(err))
-    status = outcome.status
-    if not status.ok:
-        outcome.selected, outcome.unscheduled = [], 0
+    status = outcome.status  # the pipeline selects nothing when it stops on an error
     selected = outcome.selected
     clusters = snapshot.clusters
     strategy = placement.spec.decision_strategy
