@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from clusterplace.api.codec import dump_json_list, dump_yaml_documents
 from clusterplace.api.yaml_io import dump_json, dump_yaml_stream
 from clusterplace.outputs import as_json_list
-from tests.scheduling.builders import cluster, placement, run_all, world
+from tests.scheduling._helpers import cluster, placement, run_all, world
 
 # Strings PyYAML treats specially: YAML 1.1 booleans and numbers, indicators, quotes,
 # spaces that may fold at the line width, unicode, line breaks, long keys.

@@ -7,7 +7,7 @@ import json
 import pytest
 import yaml
 
-from tests.cli.conftest import ROOT
+from tests.conftest import ROOT
 
 FLEET = "examples/fleet"
 

@@ -18,7 +18,7 @@ import yaml
 from clusterplace.api.yaml_io import dump_yaml_stream
 from clusterplace.defkit import Definition
 from clusterplace.defkit.module import load_module
-from tests.cli.conftest import ROOT, Result
+from tests.conftest import ROOT, Result
 from tests.defkit._helpers import SEED_CUE, template_body
 
 Run = Callable[..., Result]

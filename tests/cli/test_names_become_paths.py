@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import Result
+from tests.conftest import Result
 
 Run = Callable[..., Result]
 

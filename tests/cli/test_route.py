@@ -8,7 +8,7 @@ from pathlib import Path
 
 import yaml
 
-from tests.cli.conftest import ROOT
+from tests.conftest import ROOT
 
 ANNOTATION = "federation.alpha.kubernetes.io/cluster-selector"
 

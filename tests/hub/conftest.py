@@ -23,8 +23,6 @@ import kmock
 import pytest
 import yaml
 
-from tests.cli.conftest import run  # noqa: F401 - the CLI runner fixture, shared
-
 
 @dataclass
 class ApiServer:

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from clusterplace.hub.kubernetes import KubernetesCluster, KubernetesError, merge_patch
-from tests.cli.conftest import ROOT
+from tests.conftest import ROOT
 
 from .conftest import ApiServer
 

@@ -13,7 +13,7 @@ import pytest
 from clusterplace.scheduling import Code
 from clusterplace.scheduling.explain import explain_placement
 
-from .builders import builtin, cluster, decided, misconfigured, run, run_all, satisfied, world
+from ._helpers import builtin, cluster, decided, misconfigured, run, run_all, satisfied, world
 
 # The enhancement's worked example: five clusters over regions and zones.
 EXAMPLE = [

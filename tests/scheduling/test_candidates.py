@@ -9,7 +9,7 @@ from clusterplace.api import KubeObject, ManagedClusterSetBinding, Placement
 from clusterplace.scheduling.candidates import Candidates, find_candidates
 from clusterplace.scheduling.snapshot import Snapshot
 
-from .builders import (
+from ._helpers import (
     binding,
     cluster,
     cluster_set,

@@ -16,7 +16,7 @@ from clusterplace.scheduling.explain import explain
 from clusterplace.scheduling.filters.cel import compile_expression
 from clusterplace.scheduling.filters.cel_cost import PER_CALL_LIMIT, CostExceeded, Meter, instrument
 
-from .builders import NOW, cluster, placement, run_all, score, world
+from ._helpers import NOW, cluster, placement, run_all, score, world
 
 ITEMS = "[" + ",".join(str(i) for i in range(40)) + "]"
 NESTED = "".join(f"{ITEMS}.all({v}, " for v in "abcde") + "a + b + c + d + e >= 0" + ")" * 5
@@ -74,7 +74,7 @@ def test_evaluation_failures_say_what_failed(expression: str, fragment: str) -> 
 def test_failing_library_calls_print_nothing() -> None:
     script = (
         "from tests.scheduling.test_cel_limits import _reasons\n"
-        "from tests.scheduling.builders import cluster\n"
+        "from tests.scheduling._helpers import cluster\n"
         "reasons = _reasons('semver(\"v1.29.7\").major() == 1', cluster('c1'), cluster('c2'))\n"
         "print('result', reasons)\n"
     )

@@ -13,7 +13,7 @@ from clusterplace.scheduling.conditions import misconfigured_condition, satisfie
 from clusterplace.scheduling.schedule import schedule_placement
 from clusterplace.scheduling.snapshot import Snapshot
 
-from .builders import (
+from ._helpers import (
     DISABLE_SCHEDULING_ANNOTATION,
     NOW,
     binding,

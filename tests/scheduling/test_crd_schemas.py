@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from clusterplace.api import KubeObject
 
-from .builders import NOW, cluster, placement, run_all, world
+from ._helpers import NOW, cluster, placement, run_all, world
 
 ROOT = Path(__file__).resolve().parents[2]
 CRDS = ROOT / "tests" / "data" / "crds"

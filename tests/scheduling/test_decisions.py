@@ -10,7 +10,7 @@ from clusterplace.api import KubeObject, Placement, PlacementDecision
 from clusterplace.scheduling import Code, PlacementResult
 from clusterplace.scheduling.events import score_message
 
-from .builders import (
+from ._helpers import (
     DECISION_GROUP_INDEX_LABEL,
     DECISION_GROUP_NAME_LABEL,
     NS,

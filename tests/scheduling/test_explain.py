@@ -10,7 +10,7 @@ import pytest
 from clusterplace.api import KubeObject
 from clusterplace.scheduling.explain import ClusterExplanation, explain
 
-from .builders import (
+from ._helpers import (
     DISABLE_SCHEDULING_ANNOTATION,
     NOW,
     binding,

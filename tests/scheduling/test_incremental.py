@@ -16,7 +16,7 @@ from clusterplace.scheduling import ScheduleResult, schedule
 from clusterplace.scheduling.explain import explain_placement
 from clusterplace.scheduling.incremental import IncrementalSchedule
 
-from .builders import (
+from ._helpers import (
     NOW,
     addon,
     binding,

@@ -8,7 +8,7 @@ import random
 from clusterplace.api import KubeObject
 from clusterplace.scheduling import ScheduleResult
 
-from .builders import (
+from ._helpers import (
     DISABLE_SCHEDULING_ANNOTATION,
     binding,
     cluster,

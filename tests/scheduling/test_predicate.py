@@ -12,7 +12,7 @@ from clusterplace.scheduling.filters.predicate import PredicateFilter
 from clusterplace.scheduling.schedule import schedule_placement
 from clusterplace.scheduling.snapshot import Snapshot
 
-from .builders import (
+from ._helpers import (
     NOW,
     cluster,
     context,

@@ -14,7 +14,7 @@ from clusterplace.scheduling.prioritizers.balance import BalancePrioritizer, bal
 from clusterplace.scheduling.prioritizers.resource import ResourcePrioritizer, resource_score
 from clusterplace.scheduling.prioritizers.steady import SteadyPrioritizer
 
-from .builders import (
+from ._helpers import (
     NOW,
     addon,
     builtin,

@@ -9,7 +9,7 @@ import pytest
 from clusterplace.api import KubeObject
 from clusterplace.scheduling import Code
 
-from .builders import (
+from ._helpers import (
     addon,
     builtin,
     cluster,

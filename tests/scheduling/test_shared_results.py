@@ -12,7 +12,7 @@ from clusterplace.api.placement import ClusterDecision
 from clusterplace.scheduling import schedule
 from clusterplace.scheduling.incremental import IncrementalSchedule
 
-from .builders import NOW, cluster, fleet, run_all, world
+from ._helpers import NOW, cluster, fleet, run_all, world
 
 
 def _first(objects: list[KubeObject]) -> tuple[Condition, ClusterDecision]:

@@ -14,7 +14,7 @@ from clusterplace.scheduling.filters.taint_toleration import TaintTolerationFilt
 from clusterplace.scheduling.schedule import schedule_placement
 from clusterplace.scheduling.snapshot import Snapshot
 
-from .builders import (
+from ._helpers import (
     NOW,
     cluster,
     context,
