@@ -51,3 +51,11 @@ def test_the_collector_pause_can_be_turned_off() -> None:
     with collector_paused():
         assert not gc.isenabled()
     assert gc.isenabled()
+
+
+def test_schedule_is_the_function_not_a_module() -> None:
+    """The one-placement pipeline module was renamed (schedule.py -> pipeline.py) so
+    that importing it can no longer shadow the ``schedule`` function on the package."""
+    from clusterplace.scheduling import schedule
+
+    assert callable(schedule) and schedule.__module__ == "clusterplace.scheduling.scheduler"

@@ -10,7 +10,7 @@ import pytest
 from clusterplace.api import Condition, KubeObject, Placement
 from clusterplace.scheduling import Code, PlacementResult, Status
 from clusterplace.scheduling.conditions import misconfigured_condition, satisfied_condition
-from clusterplace.scheduling.schedule import schedule_placement
+from clusterplace.scheduling.pipeline import run_pipeline
 from clusterplace.scheduling.snapshot import Snapshot
 
 from ._helpers import (
@@ -149,7 +149,7 @@ def test_33_no_bindings_writes_one_empty_pd() -> None:
 
 def test_rule_4_error_status() -> None:
     pl = placement()
-    outcome = schedule_placement(Snapshot(fleet(*world(cluster(C1), placement_obj=pl))), pl, NOW)
+    outcome = run_pipeline(Snapshot(fleet(*world(cluster(C1), placement_obj=pl))), pl, NOW)
     error = Status(Code.ERROR, "SomePlugin", ("listing failed",))
     got = satisfied_condition(pl, outcome, error, NOW)
     assert (got.status, got.reason, got.message) == (

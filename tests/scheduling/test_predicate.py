@@ -9,7 +9,7 @@ import pytest
 from clusterplace.api import KubeObject
 from clusterplace.scheduling import Code
 from clusterplace.scheduling.filters.predicate import PredicateFilter
-from clusterplace.scheduling.schedule import schedule_placement
+from clusterplace.scheduling.pipeline import run_pipeline
 from clusterplace.scheduling.snapshot import Snapshot
 
 from ._helpers import (
@@ -58,7 +58,7 @@ def pred(
 def feasible(objects: list[KubeObject], predicates: list[dict[str, Any]]) -> list[str]:
     """Clusters that survive the filters for ``placement1`` with ``predicates``."""
     pl = placement(predicates=predicates)
-    outcome = schedule_placement(Snapshot(fleet(*world(*objects, placement_obj=pl))), pl, NOW)
+    outcome = run_pipeline(Snapshot(fleet(*world(*objects, placement_obj=pl))), pl, NOW)
     assert outcome.status.code == Code.SUCCESS, outcome.status
     return outcome.feasible
 

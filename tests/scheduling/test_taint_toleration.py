@@ -11,7 +11,7 @@ import pytest
 from clusterplace.api import KubeObject
 from clusterplace.scheduling import Code
 from clusterplace.scheduling.filters.taint_toleration import TaintTolerationFilter
-from clusterplace.scheduling.schedule import schedule_placement
+from clusterplace.scheduling.pipeline import run_pipeline
 from clusterplace.scheduling.snapshot import Snapshot
 
 from ._helpers import (
@@ -229,7 +229,7 @@ def test_24_requeue_in_schedule_placement() -> None:
     c1, c2 = aged(C1, 8), aged(C2, 9)
     pl = placement(tolerations=TEN_SECONDS)
     snapshot = Snapshot(fleet(*world(c1, c2, decision(clusters=[C1, C2]), placement_obj=pl)))
-    outcome = schedule_placement(snapshot, pl, NOW)
+    outcome = run_pipeline(snapshot, pl, NOW)
     assert outcome.selected == [C1, C2]
     assert outcome.requeue_at == NOW + timedelta(seconds=1)
 

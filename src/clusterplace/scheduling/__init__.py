@@ -35,23 +35,24 @@ __all__ = [
     "schedule",
 ]
 
-# Formerly exported here; now private to the pipeline (module they live in).
+# Formerly exported here; now private to the pipeline: (module, name) they live at.
 _MOVED = {
-    "DecisionStore": "clusterplace.scheduling.snapshot",
-    "Snapshot": "clusterplace.scheduling.snapshot",
-    "Outcome": "clusterplace.scheduling.schedule",
-    "schedule_placement": "clusterplace.scheduling.schedule",
+    "DecisionStore": ("clusterplace.scheduling.snapshot", "DecisionStore"),
+    "Snapshot": ("clusterplace.scheduling.snapshot", "Snapshot"),
+    "Outcome": ("clusterplace.scheduling.pipeline", "Outcome"),
+    "schedule_placement": ("clusterplace.scheduling.pipeline", "run_pipeline"),
 }
 
 
 def __getattr__(name: str) -> Any:
-    module = _MOVED.get(name)
-    if module is None:
+    moved = _MOVED.get(name)
+    if moved is None:
         raise AttributeError(f"module 'clusterplace.scheduling' has no attribute {name!r}")
+    module, new_name = moved
     warnings.warn(
-        f"clusterplace.scheduling.{name} is internal; import it from {module} "
+        f"clusterplace.scheduling.{name} is internal; use {module}.{new_name} "
         "(this alias goes away in the next release)",
         DeprecationWarning,
         stacklevel=2,
     )
-    return getattr(importlib.import_module(module), name)
+    return getattr(importlib.import_module(module), new_name)

@@ -8,7 +8,7 @@ from functools import lru_cache
 
 from clusterplace.api import Condition, Placement
 from clusterplace.scheduling.framework import Code, Status
-from clusterplace.scheduling.schedule import Outcome
+from clusterplace.scheduling.pipeline import Outcome
 
 __all__ = [
     "MISCONFIGURED",

@@ -8,8 +8,8 @@ from typing import Any
 from clusterplace.api.base import format_time
 from clusterplace.scheduling.candidates import set_selector
 from clusterplace.scheduling.framework import Code
+from clusterplace.scheduling.pipeline import Outcome
 from clusterplace.scheduling.results import PlacementResult, ScheduleResult
-from clusterplace.scheduling.schedule import Outcome
 from clusterplace.scheduling.snapshot import Snapshot
 
 __all__ = ["ClusterExplanation", "explain", "explain_placement"]

@@ -42,10 +42,10 @@ from clusterplace.scheduling.candidates import candidates_key, refresh_cluster
 from clusterplace.scheduling.filters.chain import FILTERS, forget_chain, patch_chain
 from clusterplace.scheduling.framework import Context
 from clusterplace.scheduling.ledger import Ledger, view_max
+from clusterplace.scheduling.pipeline import Outcome
 from clusterplace.scheduling.prioritizers import addon, resource
 from clusterplace.scheduling.prioritizers.policy import spread_constraints
 from clusterplace.scheduling.results import ScheduleResult
-from clusterplace.scheduling.schedule import Outcome
 from clusterplace.scheduling.scheduler import schedule, schedule_one
 from clusterplace.scheduling.snapshot import DecisionStore
 

@@ -13,7 +13,7 @@ from clusterplace.api import Placement, PlacementDecision
 from clusterplace.scheduling.decisions import DecisionGroup
 from clusterplace.scheduling.events import Event
 from clusterplace.scheduling.framework import Status
-from clusterplace.scheduling.schedule import Outcome
+from clusterplace.scheduling.pipeline import Outcome
 from clusterplace.scheduling.snapshot import Snapshot
 
 __all__ = ["PlacementResult", "ScheduleResult"]

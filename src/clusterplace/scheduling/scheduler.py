@@ -29,8 +29,8 @@ from clusterplace.scheduling.events import (
     warning_update_event,
 )
 from clusterplace.scheduling.framework import Code, Status
+from clusterplace.scheduling.pipeline import Outcome, run_pipeline
 from clusterplace.scheduling.results import PlacementResult, ScheduleResult
-from clusterplace.scheduling.schedule import Outcome, schedule_placement
 from clusterplace.scheduling.snapshot import Snapshot
 
 __all__ = ["PlacementResult", "ScheduleResult", "schedule", "schedule_one"]
@@ -103,7 +103,7 @@ def schedule_one(snapshot: Snapshot, placement: Placement, now: datetime) -> Pla
     if placement.annotations.get(DISABLE_SCHEDULING_ANNOTATION) == "true":
         return PlacementResult(placement, old, skipped="scheduling is disabled by annotation")
     try:
-        outcome = schedule_placement(snapshot, placement, now)
+        outcome = run_pipeline(snapshot, placement, now)
     except SetSelectorError as err:
         return PlacementResult(placement, old, error=str(err))
     status = outcome.status  # the pipeline selects nothing when it stops on an error

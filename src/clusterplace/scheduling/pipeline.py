@@ -27,7 +27,7 @@ from clusterplace.scheduling.prioritizers.policy import (
 from clusterplace.scheduling.snapshot import Snapshot
 from clusterplace.scheduling.spread import spread_select
 
-__all__ = ["FILTERS", "Outcome", "schedule_placement"]
+__all__ = ["FILTERS", "Outcome", "run_pipeline"]
 
 _EMPTY = np.zeros(0, dtype=np.int64)
 
@@ -169,7 +169,7 @@ def _merge(current: Status, new: Status) -> Status:
     return new if new.code == Code.WARNING else current
 
 
-def schedule_placement(snapshot: Snapshot, placement: Placement, now: datetime) -> Outcome:
+def run_pipeline(snapshot: Snapshot, placement: Placement, now: datetime) -> Outcome:
     """Schedule ``placement`` against ``snapshot`` (which it does not modify)."""
     candidates = find_candidates(snapshot, placement)
     ctx = Context(placement, snapshot, now)
