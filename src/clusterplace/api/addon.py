@@ -6,18 +6,18 @@ from typing import Annotated, ClassVar
 
 from pydantic import Field
 
-from clusterplace.api.base import Condition, KubeObject, Status, Time
+from clusterplace.api.base import Condition, KubeObject, StatusModel, Time
 from clusterplace.api.cluster import GROUP
 
 __all__ = ["AddOnPlacementScore", "AddOnPlacementScoreItem"]
 
 
-class AddOnPlacementScoreItem(Status):
+class AddOnPlacementScoreItem(StatusModel):
     name: str
     value: Annotated[int, Field(ge=-100, le=100)]
 
 
-class AddOnPlacementScoreStatus(Status):
+class AddOnPlacementScoreStatus(StatusModel):
     conditions: list[Condition] | None = None
     scores: list[AddOnPlacementScoreItem] | None = None
     valid_until: Time | None = None

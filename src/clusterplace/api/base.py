@@ -28,7 +28,7 @@ __all__ = [
     "ObjectMeta",
     "OwnerReference",
     "QuantityValue",
-    "Status",
+    "StatusModel",
     "Time",
     "format_time",
     "parse_time",
@@ -116,7 +116,7 @@ class KubeModel(BaseModel):
     )
 
 
-class Status(KubeModel):
+class StatusModel(KubeModel):
     """Base of status structs: fields a newer API version adds are kept, not refused."""
 
     model_config = ConfigDict(extra="allow")

@@ -12,7 +12,7 @@ from clusterplace.api.base import (
     KubeObject,
     QualifiedName,
     QuantityValue,
-    Status,
+    StatusModel,
     Time,
 )
 from clusterplace.api.selectors import LabelSelector
@@ -62,17 +62,17 @@ class ClusterClaim(KubeModel):
     value: Annotated[str, StringConstraints(min_length=1, max_length=1024)]
 
 
-class ManagedNamespace(Status):
+class ManagedNamespace(StatusModel):
     cluster_set: str
     name: NamespaceName
     conditions: list[Condition] | None = None
 
 
-class ManagedClusterVersion(Status):
+class ManagedClusterVersion(StatusModel):
     kubernetes: str | None = None
 
 
-class ManagedClusterStatus(Status):
+class ManagedClusterStatus(StatusModel):
     conditions: list[Condition] | None = None
     capacity: dict[str, QuantityValue] | None = None
     allocatable: dict[str, QuantityValue] | None = None
@@ -123,7 +123,7 @@ class ManagedClusterSetSpec(KubeModel):
     managed_namespaces: list[ManagedNamespaceConfig] | None = None
 
 
-class ConditionsStatus(Status):
+class ConditionsStatus(StatusModel):
     conditions: list[Condition] | None = None
 
 

@@ -14,7 +14,7 @@ from clusterplace.api.base import (
     KubeModel,
     KubeObject,
     QualifiedName,
-    Status,
+    StatusModel,
     Time,
 )
 from clusterplace.api.cluster import GROUP, TaintEffect
@@ -165,7 +165,7 @@ class DecisionGroupStatus(KubeModel):
     cluster_count: Int32 = 0
 
 
-class PlacementStatus(Status):
+class PlacementStatus(StatusModel):
     number_of_selected_clusters: Int32 = 0
     decision_groups: list[DecisionGroupStatus] | None = None
     conditions: list[Condition] | None = None
@@ -193,7 +193,7 @@ class ClusterDecision(KubeModel):
     score: Int64 | None = None
 
 
-class PlacementDecisionStatus(Status):
+class PlacementDecisionStatus(StatusModel):
     decisions: list[ClusterDecision] = Field(default_factory=list)
 
 

@@ -54,9 +54,9 @@ class Param:
     def has_default(self) -> bool:
         return self._default is not _UNSET
 
-    def is_set(self) -> Condition:
+    def is_set(self) -> CueCondition:
         """True in a template when the user gave this parameter."""
-        return Condition(f"parameter[{json.dumps(self.name)}] != _|_")
+        return CueCondition(f"parameter[{json.dumps(self.name)}] != _|_")
 
     def reference(self) -> cue.Expr:
         return cue.Expr(
@@ -94,14 +94,14 @@ class Param:
         return items
 
 
-class Condition:
+class CueCondition:
     """A CUE boolean expression usable in ``set_if``."""
 
     def __init__(self, text: str) -> None:
         self.text = text
 
     def __repr__(self) -> str:
-        return f"Condition({self.text!r})"
+        return f"CueCondition({self.text!r})"
 
 
 def string_param(name: str) -> Param:

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from clusterplace.defkit import cue
-from clusterplace.defkit.params import Condition, Param
+from clusterplace.defkit.params import CueCondition, Param
 from clusterplace.errors import ClusterplaceError
 
 __all__ = ["Resource", "Template", "VelaContext", "resource", "vela_context"]
@@ -83,7 +83,7 @@ def vela_context() -> VelaContext:
 class _Assignment:
     path: list[_Key | int]
     value: Any
-    condition: Condition | None
+    condition: CueCondition | None
 
 
 @dataclass
@@ -98,7 +98,7 @@ class Resource:
         self.assignments.append(_Assignment(parse_path(path), value, None))
         return self
 
-    def set_if(self, condition: Condition, path: str, value: Any) -> Resource:
+    def set_if(self, condition: CueCondition, path: str, value: Any) -> Resource:
         self.assignments.append(_Assignment(parse_path(path), value, condition))
         return self
 
@@ -125,7 +125,7 @@ def _child_struct(parent: cue.Struct, key: _Key) -> cue.Struct:
 
 
 def _assign(
-    root: cue.Struct, path: list[_Key | int], value: cue.Node, condition: Condition | None
+    root: cue.Struct, path: list[_Key | int], value: cue.Node, condition: CueCondition | None
 ) -> None:
     current: cue.Struct | cue.ListLit = root
     for index, step in enumerate(path):

@@ -23,7 +23,7 @@ from clusterplace.api.placement import (
 from clusterplace.errors import ClusterplaceError
 from clusterplace.labels import SelectorError, from_label_selector, from_requirements
 
-__all__ = ["PAGE_SIZE", "DecisionGroup", "GroupError", "build_decisions", "make_groups"]
+__all__ = ["PAGE_SIZE", "GroupError", "GroupResult", "build_decisions", "make_groups"]
 
 PAGE_SIZE = 100
 
@@ -33,7 +33,7 @@ class GroupError(ClusterplaceError, ValueError):
 
 
 @dataclass(frozen=True)
-class DecisionGroup:
+class GroupResult:
     index: int
     name: str
     clusters: tuple[str, ...]
@@ -135,7 +135,7 @@ def build_decisions(
     placement: Placement,
     groups: Sequence[tuple[str, tuple[str, ...]]],
     scores: Mapping[str, int] | None = None,
-) -> tuple[list[DecisionGroup], list[PlacementDecision]]:
+) -> tuple[list[GroupResult], list[PlacementDecision]]:
     """Group statuses and the PlacementDecision objects that carry them.
 
     Decisions are sorted by cluster name, as upstream; with ``scores`` (``sortBy:
@@ -157,7 +157,7 @@ def build_decisions(
         if placement.metadata.uid
         else None
     )
-    statuses: list[DecisionGroup] = []
+    statuses: list[GroupResult] = []
     decisions: list[PlacementDecision] = []
     for index, (name, clusters) in enumerate(groups):
         names: list[str] = []
@@ -193,5 +193,5 @@ def build_decisions(
                     }
                 )
             )
-        statuses.append(DecisionGroup(index, name, clusters, tuple(names)))
+        statuses.append(GroupResult(index, name, clusters, tuple(names)))
     return statuses, decisions

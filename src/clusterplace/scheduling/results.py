@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 
 from clusterplace.api import Placement, PlacementDecision
-from clusterplace.scheduling.decisions import DecisionGroup
+from clusterplace.scheduling.decisions import GroupResult
 from clusterplace.scheduling.events import Event
 from clusterplace.scheduling.framework import Status
 from clusterplace.scheduling.pipeline import Outcome
@@ -28,7 +28,7 @@ class PlacementResult:
     deleted: list[str] = field(default_factory=list)
     events: list[Event] = field(default_factory=list)
     outcome: Outcome | None = None
-    groups: list[DecisionGroup] = field(default_factory=list)
+    groups: list[GroupResult] = field(default_factory=list)
     status: Status = field(default_factory=Status.success)
     requeue_after: timedelta | None = None
     skipped: str | None = None  # why the placement was not scheduled at all
