@@ -16,7 +16,8 @@ from benchmarks import fleets
 from benchmarks.end_to_end import run_s1_e2e, run_s6_e2e
 from benchmarks.route_writes import run_route_writes
 from clusterplace import labels
-from clusterplace.api import Fleet, KubeObject, ManagedCluster, Source, decode, read_documents
+from clusterplace.api import Fleet, KubeObject, ManagedCluster
+from clusterplace.codecs import Source, decode, read_documents
 from clusterplace.scheduling import ScheduleResult, schedule
 from clusterplace.scheduling.incremental import IncrementalSchedule
 from clusterplace.scheduling.pipeline import run_pipeline

@@ -16,7 +16,8 @@ PUBLIC = {
         "ChangeReport",
         "explain",
     ],
-    "clusterplace.api": ["expand_sources", "load_fleet", "Fleet", "ManagedCluster"],
+    "clusterplace.api": ["Fleet", "ManagedCluster", "Placement"],
+    "clusterplace.codecs": ["expand_sources", "load_fleet", "read_documents", "decode"],
     "clusterplace.labels": ["parse", "Selector", "LabelIndex"],
     "clusterplace.outputs": ["open_output", "OutputError"],
 }
@@ -59,3 +60,22 @@ def test_schedule_is_the_function_not_a_module() -> None:
     from clusterplace.scheduling import schedule
 
     assert callable(schedule) and schedule.__module__ == "clusterplace.scheduling.scheduler"
+
+
+def test_the_decision_core_loads_no_yaml_parser() -> None:
+    """Models and scheduling import no YAML parser: reading is clusterplace.codecs."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, clusterplace.scheduling, clusterplace.placement, clusterplace.federation; "
+        "print(sorted(m for m in ('yaml', 'ryml', 'clusterplace.codecs') if m in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
+
+
+def test_moved_reading_names_still_answer_with_a_warning() -> None:
+    api = importlib.import_module("clusterplace.api")
+    with pytest.warns(DeprecationWarning, match="clusterplace.codecs.load_fleet"):
+        assert callable(api.load_fleet)

@@ -7,9 +7,9 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from clusterplace.api.codec import dump_json_list, dump_yaml_documents
-from clusterplace.api.yaml_io import dump_json, dump_yaml_stream
+from clusterplace.codecs.yaml_io import dump_json, dump_yaml_stream
 from clusterplace.outputs import as_json_list
+from clusterplace.outputs.serialize import dump_json_list, dump_yaml_documents
 from tests.scheduling._helpers import cluster, placement, run_all, world
 
 # Strings PyYAML treats specially: YAML 1.1 booleans and numbers, indicators, quotes,

@@ -19,8 +19,8 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from clusterplace.api import fast_yaml
-from clusterplace.api.yaml_io import StrictLoader, TextError, _load_yaml_stream, load_text
+from clusterplace.codecs import fast_yaml
+from clusterplace.codecs.yaml_io import StrictLoader, TextError, _load_yaml_stream, load_text
 
 # --- comparing -------------------------------------------------------------------------------
 

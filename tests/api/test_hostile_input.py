@@ -14,10 +14,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from clusterplace.api import Source, expand_sources, load_fleet
-from clusterplace.api.loader import LoadError, decode, read_documents, require_unique_identities
-from clusterplace.api.sources import read_source
-from clusterplace.api.text_bounds import MAX_ALIAS_NODES, MAX_DEPTH
+from clusterplace.codecs import Source, expand_sources, load_fleet
+from clusterplace.codecs.loader import LoadError, decode, read_documents, require_unique_identities
+from clusterplace.codecs.sources import read_source
+from clusterplace.codecs.text_bounds import MAX_ALIAS_NODES, MAX_DEPTH
 from clusterplace.errors import InputError, InputErrors
 
 CLI = [str(Path(sys.executable).parent / "clusterplace")]

@@ -13,12 +13,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from clusterplace.api import (
-    ConfigMap,
-    Fleet,
+from clusterplace.api import ConfigMap, Fleet, ManagedCluster, ManagedClusterSet
+from clusterplace.codecs import (
     LoadError,
-    ManagedCluster,
-    ManagedClusterSet,
     Source,
     decode,
     expand_sources,

@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from clusterplace.api import Source
-from clusterplace.api.loader import LoadError, decode, read_documents, require_unique_identities
 from clusterplace.api.metadata import ANNOTATIONS_MAX_BYTES, metadata_problems, name_rule
+from clusterplace.codecs import Source
+from clusterplace.codecs.loader import LoadError, decode, read_documents, require_unique_identities
 from clusterplace.labels.validation import (
     dns1035_label_errors,
     dns1123_label_errors,

@@ -15,7 +15,7 @@ from typing import Any
 
 import yaml
 
-from clusterplace.api.yaml_io import dump_yaml_stream
+from clusterplace.codecs.yaml_io import dump_yaml_stream
 from clusterplace.defkit import Definition
 from clusterplace.defkit.module import load_module
 from tests.conftest import ROOT, Result

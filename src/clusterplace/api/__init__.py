@@ -1,9 +1,16 @@
-"""Typed Kubernetes objects for placement, and reading them from files kubectl style.
+"""Typed Kubernetes and OCM objects for placement, the registry of their kinds, and the
+:class:`Fleet` index. Reading them from text is :mod:`clusterplace.codecs`.
 
->>> from clusterplace.api import load_fleet, expand_sources
+>>> from clusterplace.codecs import load_fleet, expand_sources
 >>> fleet = load_fleet(expand_sources(["examples/fleet"]))  # doctest: +SKIP
 >>> sorted(fleet.clusters)  # doctest: +SKIP
 """
+
+from __future__ import annotations
+
+import importlib
+import warnings
+from typing import Any
 
 from clusterplace.api.addon import AddOnPlacementScore, AddOnPlacementScoreItem
 from clusterplace.api.base import Condition, KubeObject, ObjectMeta, OwnerReference
@@ -16,12 +23,10 @@ from clusterplace.api.cluster import (
     Taint,
 )
 from clusterplace.api.core import ConfigMap, GenericObject
-from clusterplace.api.fleet import Fleet, load_fleet
-from clusterplace.api.loader import Document, Loaded, LoadError, decode, read_documents
+from clusterplace.api.fleet import Fleet
 from clusterplace.api.module import DefinitionModule, Hook
 from clusterplace.api.placement import Placement, PlacementDecision
 from clusterplace.api.selectors import ClaimSelector, LabelSelector, LabelSelectorRequirement
-from clusterplace.api.sources import Source, expand_sources
 
 __all__ = [
     "CLUSTERSET_LABEL",
@@ -32,15 +37,12 @@ __all__ = [
     "Condition",
     "ConfigMap",
     "DefinitionModule",
-    "Document",
     "Fleet",
     "GenericObject",
     "Hook",
     "KubeObject",
     "LabelSelector",
     "LabelSelectorRequirement",
-    "LoadError",
-    "Loaded",
     "ManagedCluster",
     "ManagedClusterSet",
     "ManagedClusterSetBinding",
@@ -48,10 +50,31 @@ __all__ = [
     "OwnerReference",
     "Placement",
     "PlacementDecision",
-    "Source",
     "Taint",
-    "decode",
-    "expand_sources",
-    "load_fleet",
-    "read_documents",
 ]
+
+
+# Reading moved to clusterplace.codecs; the old names answer for one more release.
+_MOVED = frozenset(
+    {
+        "Document",
+        "LoadError",
+        "Loaded",
+        "Source",
+        "decode",
+        "expand_sources",
+        "load_fleet",
+        "read_documents",
+    }
+)
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _MOVED:
+        raise AttributeError(f"module 'clusterplace.api' has no attribute {name!r}")
+    warnings.warn(
+        f"clusterplace.api.{name} moved to clusterplace.codecs.{name}",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return getattr(importlib.import_module("clusterplace.codecs"), name)

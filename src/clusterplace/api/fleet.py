@@ -2,21 +2,21 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field, fields
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from clusterplace.api.addon import AddOnPlacementScore
 from clusterplace.api.base import KubeObject
 from clusterplace.api.cluster import ManagedCluster, ManagedClusterSet, ManagedClusterSetBinding
 from clusterplace.api.core import ConfigMap
-from clusterplace.api.loader import Document, LoadError, decode, read_documents
 from clusterplace.api.module import DefinitionModule
 from clusterplace.api.placement import Placement, PlacementDecision
-from clusterplace.api.sources import Source
-from clusterplace.errors import InputError
 
-__all__ = ["Fleet", "load_fleet"]
+if TYPE_CHECKING:  # reading lives in clusterplace.codecs, which imports this module
+    from clusterplace.codecs.loader import Document
+
+__all__ = ["Fleet"]
 
 NamespacedKey = tuple[str, str]  # (namespace, name)
 
@@ -91,28 +91,3 @@ class Fleet:
     def objects(self) -> list[KubeObject]:
         """Every typed object, kinds in a fixed order, each kind sorted by identity."""
         return [table[k] for table in self._tables().values() for k in sorted(table)]
-
-
-def load_fleet(sources: Sequence[Source]) -> Fleet:
-    """Read, validate and index ``sources``; an object defined twice is an error naming
-    both places. Raises :class:`LoadError` listing every problem."""
-    loaded = decode(read_documents(sources))
-    fleet = Fleet(unknown=loaded.unknown)
-    problems: list[InputError] = []
-    for obj in loaded.objects:
-        earlier = fleet.get(obj)
-        if earlier is not None:
-            here = loaded.document_of(obj)
-            there = loaded.document_of(earlier)
-            assert here is not None and there is not None
-            problems.append(
-                InputError(
-                    f"{obj.ref} is defined twice; the first definition is at {there.location()}",
-                    here.location(),
-                )
-            )
-            continue
-        fleet.add(obj)
-    if problems:
-        raise LoadError(problems)
-    return fleet

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from clusterplace.api.yaml_io import dump_yaml_stream
+from clusterplace.codecs.yaml_io import dump_yaml_stream
 from clusterplace.errors import InputError, InputErrors, Location
 from clusterplace.federation import Routed
 from clusterplace.outputs import FileTransaction, OutputError, open_output

@@ -7,9 +7,10 @@ from typing import Any, TypeVar
 
 import click
 
-from clusterplace.api import Fleet, expand_sources, load_fleet
-from clusterplace.api.loader import Document
+from clusterplace.api import Fleet
 from clusterplace.api.metadata import quote
+from clusterplace.codecs import expand_sources, load_fleet
+from clusterplace.codecs.loader import Document
 from clusterplace.errors import InputError
 from clusterplace.labels import Selector, SelectorError, label_key_errors, label_value_errors, parse
 from clusterplace.outputs import FORMATS

@@ -7,8 +7,6 @@ from typing import Any
 
 import click
 
-from clusterplace.api import expand_sources, load_fleet
-from clusterplace.api.yaml_io import dump_json, dump_yaml_stream
 from clusterplace.cli._common import (
     REPORT_FORMATS,
     filename_options,
@@ -17,6 +15,8 @@ from clusterplace.cli._common import (
     parse_labels,
     warn,
 )
+from clusterplace.codecs import expand_sources, load_fleet
+from clusterplace.codecs.yaml_io import dump_json, dump_yaml_stream
 from clusterplace.defkit.apply import CONFLICT_STRATEGIES, ApplyOptions, apply_module
 from clusterplace.defkit.module import TYPE_DIRS, load_module
 from clusterplace.defkit.plan import plan

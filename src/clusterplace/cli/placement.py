@@ -7,9 +7,9 @@ from typing import Any
 
 import click
 
-from clusterplace.api.yaml_io import dump_json, dump_yaml_stream
 from clusterplace.cli._common import REPORT_FORMATS, filename_options, output_option
 from clusterplace.cli._schedule_run import now_option, pick, run_schedule
+from clusterplace.codecs.yaml_io import dump_json, dump_yaml_stream
 from clusterplace.errors import InputError
 from clusterplace.outputs import format_table
 from clusterplace.outputs.describe import describe as describe_text

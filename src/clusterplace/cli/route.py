@@ -6,10 +6,10 @@ from pathlib import Path
 
 import click
 
-from clusterplace.api import expand_sources, read_documents
-from clusterplace.api.loader import require_unique_identities
 from clusterplace.bundles import route_into
 from clusterplace.cli._common import filename_options, load
+from clusterplace.codecs import expand_sources, read_documents
+from clusterplace.codecs.loader import require_unique_identities
 from clusterplace.errors import InputError, InputErrors
 from clusterplace.federation import ANNOTATION, RoutingError
 from clusterplace.federation import route as route_objects

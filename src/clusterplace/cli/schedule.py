@@ -9,11 +9,11 @@ from typing import Any
 import click
 
 from clusterplace.api import KubeObject
-from clusterplace.api.codec import dump_json_list, dump_yaml_documents
 from clusterplace.cli._common import REPORT_FORMATS, filename_options, output_option
 from clusterplace.cli._schedule_run import now_option, run_schedule
 from clusterplace.collector import collector_paused
 from clusterplace.outputs import format_table
+from clusterplace.outputs.serialize import dump_json_list, dump_yaml_documents
 from clusterplace.scheduling import PlacementResult
 
 __all__ = ["EXIT_UNSATISFIED", "schedule_command"]

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from clusterplace.api.metadata import quote
-from clusterplace.api.yaml_io import dump_yaml_stream
+from clusterplace.codecs.yaml_io import dump_yaml_stream
 from clusterplace.defkit.hooks import run_hooks
 from clusterplace.defkit.module import Module
 from clusterplace.defkit.plan import plan

@@ -11,9 +11,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from clusterplace.api import Hook, expand_sources, read_documents
-from clusterplace.api.loader import require_unique_identities
+from clusterplace.api import Hook
 from clusterplace.api.module import MAX_HOOK_TIMEOUT
+from clusterplace.codecs import expand_sources, read_documents
+from clusterplace.codecs.loader import require_unique_identities
 from clusterplace.defkit.script_runner import run_script
 from clusterplace.defkit.stores import DefinitionStore
 from clusterplace.durations import DurationError, parse_go_duration

@@ -13,10 +13,11 @@ import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from clusterplace.api import DefinitionModule, decode, expand_sources, read_documents
-from clusterplace.api.loader import Document
+from clusterplace.api import DefinitionModule
 from clusterplace.api.metadata import quote
 from clusterplace.api.module import PlacementCondition
+from clusterplace.codecs import decode, expand_sources, read_documents
+from clusterplace.codecs.loader import Document
 from clusterplace.defkit.cue_reader import CueReadError, read_struct, top_level_blocks
 from clusterplace.defkit.definitions import (
     ComponentDefinition,

@@ -9,8 +9,8 @@ from typing import Any, Protocol
 
 import yaml
 
-from clusterplace.api.sources import expand_sources
-from clusterplace.api.yaml_io import StrictLoader, TextError, dump_yaml_stream, load_text
+from clusterplace.codecs.sources import expand_sources
+from clusterplace.codecs.yaml_io import StrictLoader, TextError, dump_yaml_stream, load_text
 from clusterplace.errors import InputError, Location
 from clusterplace.federation import object_file_name
 from clusterplace.outputs import FileTransaction
