@@ -7,8 +7,8 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from clusterplace.codecs.yaml_io import dump_json, dump_yaml_stream
 from clusterplace.outputs import as_json_list
+from clusterplace.outputs.dumpers import dump_json, dump_yaml_stream
 from clusterplace.outputs.serialize import dump_json_list, dump_yaml_documents
 from tests.scheduling._helpers import cluster, placement, run_all, world
 

@@ -7,7 +7,7 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
-from clusterplace.codecs.yaml_io import dump_yaml_stream
+from clusterplace.outputs.dumpers import dump_yaml_stream
 
 
 def test_a_tab_indented_template_is_a_literal_block() -> None:

@@ -15,9 +15,9 @@ from typing import Any
 
 import yaml
 
-from clusterplace.codecs.yaml_io import dump_yaml_stream
 from clusterplace.defkit import Definition
 from clusterplace.defkit.module import load_module
+from clusterplace.outputs.dumpers import dump_yaml_stream
 from tests.conftest import ROOT, Result
 from tests.defkit._helpers import SEED_CUE, template_body
 

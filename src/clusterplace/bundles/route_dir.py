@@ -10,10 +10,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from clusterplace.codecs.yaml_io import dump_yaml_stream
 from clusterplace.errors import InputError, InputErrors, Location
 from clusterplace.federation import Routed
 from clusterplace.outputs import FileTransaction, OutputError, open_output
+from clusterplace.outputs.dumpers import dump_yaml_stream
 
 __all__ = ["INDEX_NAME", "Change", "RoutePlan", "apply_plan", "plan_route_dir", "route_into"]
 

@@ -16,12 +16,12 @@ from clusterplace.cli._common import (
     warn,
 )
 from clusterplace.codecs import expand_sources, load_fleet
-from clusterplace.codecs.yaml_io import dump_json, dump_yaml_stream
 from clusterplace.defkit.apply import CONFLICT_STRATEGIES, ApplyOptions, apply_module
 from clusterplace.defkit.module import TYPE_DIRS, load_module
 from clusterplace.defkit.plan import plan
 from clusterplace.defkit.stores import DefinitionStore, DirectoryStore, MemoryStore
 from clusterplace.outputs import format_table, open_output
+from clusterplace.outputs.dumpers import dump_json, dump_yaml_stream
 from clusterplace.placement import (
     CLUSTER_IDENTITY_CONFIGMAP,
     CLUSTER_IDENTITY_NAMESPACE,

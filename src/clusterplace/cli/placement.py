@@ -9,10 +9,10 @@ import click
 
 from clusterplace.cli._common import REPORT_FORMATS, filename_options, output_option
 from clusterplace.cli._schedule_run import now_option, pick, run_schedule
-from clusterplace.codecs.yaml_io import dump_json, dump_yaml_stream
 from clusterplace.errors import InputError
 from clusterplace.outputs import format_table
 from clusterplace.outputs.describe import describe as describe_text
+from clusterplace.outputs.dumpers import dump_json, dump_yaml_stream
 from clusterplace.scheduling.explain import ClusterExplanation
 from clusterplace.scheduling.explain import explain as explain_placement
 

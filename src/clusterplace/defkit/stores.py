@@ -10,10 +10,11 @@ from typing import Any, Protocol
 import yaml
 
 from clusterplace.codecs.sources import expand_sources
-from clusterplace.codecs.yaml_io import StrictLoader, TextError, dump_yaml_stream, load_text
+from clusterplace.codecs.yaml_io import StrictLoader, TextError, load_text
 from clusterplace.errors import InputError, Location
 from clusterplace.federation import object_file_name
 from clusterplace.outputs import FileTransaction
+from clusterplace.outputs.dumpers import dump_yaml_stream
 from clusterplace.safepath import resolve_inside
 
 __all__ = ["DefinitionStore", "DirectoryStore", "MemoryStore"]

@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from clusterplace.api.base import KubeObject
-from clusterplace.codecs.yaml_io import dump_json, dump_yaml_stream
+from clusterplace.outputs.dumpers import dump_json, dump_yaml_stream
 from clusterplace.outputs.table import format_table
 
 __all__ = ["FORMATS", "Columns", "as_json_list", "print_objects"]

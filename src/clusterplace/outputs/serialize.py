@@ -23,7 +23,7 @@ from functools import lru_cache
 from typing import Any
 
 from clusterplace.api.base import KubeObject
-from clusterplace.codecs.yaml_io import dump_yaml_stream
+from clusterplace.outputs.dumpers import dump_yaml_stream
 
 __all__ = ["dump_json_list", "dump_yaml_documents"]
 
