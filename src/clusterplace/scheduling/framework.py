@@ -152,6 +152,10 @@ class FilterPlugin(ABC):
     def explain(self, ctx: Context, cluster: ManagedCluster) -> str | None:
         """Why this filter removes ``cluster`` (None when it keeps it)."""
 
+    def reads_for(self, placement: Placement) -> frozenset[str]:
+        """What the filter reads for ``placement`` (at most ``reads``)."""
+        return self.reads
+
     def requeue_at(self, ctx: Context) -> datetime | None:
         """When the placement must be scheduled again although nothing changed (e.g. a
         toleration runs out); None: never."""

@@ -40,11 +40,24 @@ from clusterplace.api import (
 from clusterplace.collector import collector_paused
 from clusterplace.scheduling.candidates import candidates_key, refresh_cluster
 from clusterplace.scheduling.filters.chain import FILTERS, forget_chain, patch_chain
-from clusterplace.scheduling.framework import Context
+from clusterplace.scheduling.framework import (
+    ADDON_SCORES,
+    CLAIMS,
+    CLUSTER,
+    LABELS,
+    RESOURCES,
+    TAINTS,
+    Context,
+    PrioritizerPlugin,
+)
 from clusterplace.scheduling.ledger import Ledger, view_max
 from clusterplace.scheduling.pipeline import Outcome
 from clusterplace.scheduling.prioritizers import addon, resource
-from clusterplace.scheduling.prioritizers.policy import spread_constraints
+from clusterplace.scheduling.prioritizers.policy import (
+    build_prioritizers,
+    policy_key,
+    spread_constraints,
+)
 from clusterplace.scheduling.results import ScheduleResult
 from clusterplace.scheduling.scheduler import schedule, schedule_one
 from clusterplace.scheduling.snapshot import DecisionStore
@@ -185,13 +198,22 @@ class IncrementalSchedule:
                 dirty.update(steps)
             elif after.has(position):  # (not: a terminating cluster that stays so)
                 candidate_of.extend(steps)
+        # What changed, in the words plugins declare what they read (CLUSTER: something).
+        changed = {CLUSTER}
+        if old.labels != cluster.labels:
+            changed.add(LABELS)
+        if old.claims != cluster.claims:
+            changed.add(CLAIMS)
+        if taints:
+            changed.add(TAINTS)
+        if resources:
+            changed.add(RESOURCES)
         dirty |= self._reached(
             position,
             candidate_of,
-            # Labels, claims and taints feed the filters; CEL can read anything.
-            refilter=lambda placement: labels or taints or _cel(placement),
+            refilter=lambda placement: any(f.reads_for(placement) & changed for f in FILTERS),
             rescored=lambda placement, outcome: (
-                (resources and _scored_by(outcome, "ResourceAllocatable"))
+                any(p.reads & changed for p in self._scoring(placement, outcome))
                 or (labels and _reads_labels(placement))
             ),
         )
@@ -225,10 +247,23 @@ class IncrementalSchedule:
         dirty = self._reached(
             position,
             candidate_of,
-            refilter=_cel,  # only CEL reads add-on scores
-            rescored=lambda _, outcome: _scored_by(outcome, f"AddOn/{name}/"),
+            refilter=lambda placement: any(ADDON_SCORES in f.reads_for(placement) for f in FILTERS),
+            # Of the prioritizers that read add-on scores, those of this resource.
+            rescored=lambda placement, outcome: any(
+                isinstance(p, addon.AddOnPrioritizer) and p.resource_name == name
+                for p in self._scoring(placement, outcome)
+            ),
         )
         return self._reschedule(dirty, change)
+
+    def _scoring(self, placement: Placement, outcome: Outcome) -> list[PrioritizerPlugin]:
+        """The prioritizers that scored ``placement`` in ``outcome`` (the run's own,
+        shared per policy)."""
+        snapshot = self._result.snapshot
+        weighted, _, _ = snapshot.cached(
+            ("prioritizers", policy_key(placement)), lambda: build_prioritizers(placement)
+        )
+        return [w.prioritizer for w in weighted if w.prioritizer.name in outcome.raw_scores]
 
     def _reached(
         self,
@@ -363,25 +398,9 @@ def _has(ids: np.ndarray, position: int) -> bool:
     return at < len(ids) and int(ids[at]) == position
 
 
-def _scored_by(outcome: Outcome, prefix: str) -> bool:
-    """Whether a prioritizer whose name starts with ``prefix`` scored in ``outcome``."""
-    return any(name.startswith(prefix) for name in outcome.raw_scores)
-
-
 def _resources(cluster: ManagedCluster) -> object:
     status = cluster.status
     return None if status is None else (status.allocatable, status.capacity)
-
-
-def _cel(placement: Placement) -> bool:
-    """Whether a predicate has CEL expressions (they can read any part of a cluster and
-    its add-on scores)."""
-    for predicate in placement.spec.predicates or []:
-        selector = predicate.required_cluster_selector
-        cel = selector.cel_selector if selector is not None else None
-        if cel is not None and cel.cel_expressions:
-            return True
-    return False
 
 
 def _reads_labels(placement: Placement) -> bool:

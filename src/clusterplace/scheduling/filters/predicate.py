@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from clusterplace.api import ManagedCluster
+from clusterplace.api import ManagedCluster, Placement
 from clusterplace.api.placement import ClusterPredicate
 from clusterplace.labels import Selector, SelectorError, from_label_selector, from_requirements
 from clusterplace.scheduling.filters.cel import CelCompileError, CelProgram, Meter, compile_all
@@ -89,8 +89,26 @@ def _show(values: dict[str, str], key: str) -> str:
     return f"{key}={values[key]}" if key in values else f"{key} absent"
 
 
+_SELECTORS_ONLY = frozenset({LABELS, CLAIMS})
+
+
+def has_cel(placement: Placement) -> bool:
+    """Whether a predicate has CEL expressions (they can read any part of a cluster and
+    its add-on scores)."""
+    for predicate in placement.spec.predicates or []:
+        selector = predicate.required_cluster_selector
+        cel = selector.cel_selector if selector is not None else None
+        if cel is not None and cel.cel_expressions:
+            return True
+    return False
+
+
 class PredicateFilter(FilterPlugin):
     reads = frozenset({LABELS, CLAIMS, CLUSTER, ADDON_SCORES})  # CEL reads anything
+
+    def reads_for(self, placement: Placement) -> frozenset[str]:
+        return self.reads if has_cel(placement) else _SELECTORS_ONLY
+
     name = NAME
 
     def filter_ids(self, ctx: Context, ids: np.ndarray) -> Filtered:
