@@ -51,6 +51,7 @@ class RoutePlan:
     changes: list[Change] = field(default_factory=list)
     contents: dict[str, str] = field(default_factory=dict)  # relpath -> text to write
     index: dict[str, dict[str, str]] = field(default_factory=dict)
+    index_text: str | None = None  # the index as the folder holds it now
 
     def count(self, action: str) -> int:
         return sum(1 for c in self.changes if c.action == action)
@@ -73,9 +74,8 @@ def _inside(out_dir: Path, rel: str, checked: dict[str, bool] | None = None) -> 
     return verdict
 
 
-def _read_index(out_dir: Path) -> dict[str, dict[str, str]]:
+def _parse_index(out_dir: Path, text: str | None) -> dict[str, dict[str, str]]:
     path = out_dir / INDEX_NAME
-    text = _read(path)
     if text is None:
         return {}
     try:
@@ -114,8 +114,8 @@ def plan_route_dir(out_dir: Path, routed: Sequence[Routed], *, force: bool = Fal
     did not write is never overwritten without ``force``: that raises
     :class:`InputError`.
     """
-    plan = RoutePlan(out_dir)
-    previous = _read_index(out_dir)
+    plan = RoutePlan(out_dir, index_text=_read(out_dir / INDEX_NAME))
+    previous = _parse_index(out_dir, plan.index_text)
     conflicts: list[InputError] = []
     checked: dict[str, bool] = {}
     for item in routed:
@@ -186,7 +186,7 @@ def apply_plan(plan: RoutePlan, tx: FileTransaction) -> None:
             tx.delete(path)
     index = {"apiVersion": "clusterplace.io/v1", "kind": INDEX_KIND, "files": plan.index}
     text = json.dumps(index, indent=2, sort_keys=True) + "\n"
-    if _read(plan.out_dir / INDEX_NAME) != text:
+    if plan.index_text != text:
         tx.write_last(plan.out_dir / INDEX_NAME, text)
     tx.commit()
 

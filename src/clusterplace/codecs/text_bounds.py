@@ -24,7 +24,6 @@ __all__ = [
     "MAX_ALIAS_NODES",
     "MAX_DEPTH",
     "BoundError",
-    "check_depth",
     "check_yaml",
     "json_depth_limited",
 ]
@@ -70,6 +69,13 @@ def check_yaml(text: str) -> None:
         return
     try:
         _walk_events(text)
+    except yaml.MarkedYAMLError as err:
+        # libyaml has a nesting limit of its own (1,000 levels in recent releases) and
+        # its scanner may look that far ahead for a flow key before yielding the first
+        # event; that is this bound, reached first, not a syntax error.
+        if "maximum nesting depth" in str(err.problem):
+            line = err.problem_mark.line + 1 if err.problem_mark else None
+            raise BoundError(f"nested more than {MAX_DEPTH} levels deep", line) from None
     except yaml.YAMLError:
         return  # the parser that reads the text reports it, with its own message
 
@@ -131,19 +137,3 @@ def json_depth_limited() -> Iterator[None]:
         yield
     finally:
         sys.setrecursionlimit(previous)
-
-
-def check_depth(value: Any) -> None:
-    """Refuse data (from JSON) nested deeper than :data:`MAX_DEPTH`, without recursing."""
-    stack: list[tuple[Any, int]] = [(value, 0)]
-    while stack:
-        current, depth = stack.pop()
-        if isinstance(current, dict):
-            children: Any = current.values()
-        elif isinstance(current, list):
-            children = current
-        else:
-            continue
-        if depth >= MAX_DEPTH:
-            raise BoundError(f"nested more than {MAX_DEPTH} levels deep", None)
-        stack.extend((child, depth + 1) for child in children)

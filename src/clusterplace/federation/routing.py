@@ -69,12 +69,12 @@ def object_file_name(obj: Mapping[str, Any]) -> str:
     return "_".join(parts) + ".yaml"
 
 
-def _unsafe_name(obj: Mapping[str, Any]) -> str | None:
-    """Why the object cannot have a file of its own (None if it can)."""
+def _unsafe_name(obj: Mapping[str, Any], file_name: str) -> str | None:
+    """Why the object cannot have ``file_name`` as a file of its own (None if it can)."""
     meta = obj.get("metadata") or {}
     if meta.get("name") in (".", ".."):
         return f"metadata.name {meta['name']!r} cannot be used in a file name"
-    size = len(object_file_name(obj).encode("utf-8"))
+    size = len(file_name.encode("utf-8"))
     if size > NAME_MAX:
         return (
             f"its file name would be {size} bytes long, and file systems allow {NAME_MAX}; "
@@ -93,14 +93,15 @@ def route(objects: Sequence[Mapping[str, Any]], clusters: Mapping[str, Labels]) 
     problems: list[tuple[int, str]] = []
     names = sorted(clusters)
     for index, obj in enumerate(objects):
-        unsafe = _unsafe_name(obj)
+        file_name = object_file_name(obj)
+        unsafe = _unsafe_name(obj, file_name)
         if unsafe:
             problems.append((index, unsafe))
             continue
         annotations = (obj.get("metadata") or {}).get("annotations") or {}
         value = annotations.get(ANNOTATION)
         if value is None:
-            routed.append(Routed(obj, tuple(names), object_file_name(obj), None))
+            routed.append(Routed(obj, tuple(names), file_name, None))
             continue
         if not isinstance(value, str):
             problems.append((index, f"annotation {ANNOTATION} must be a string"))
@@ -111,7 +112,7 @@ def route(objects: Sequence[Mapping[str, Any]], clusters: Mapping[str, Labels]) 
             problems.append((index, f"invalid {ANNOTATION} annotation: {err.message}"))
             continue
         chosen = tuple(name for name in names if selector.matches(clusters[name]))
-        routed.append(Routed(obj, chosen, object_file_name(obj), str(selector)))
+        routed.append(Routed(obj, chosen, file_name, str(selector)))
     if problems:
         raise RoutingError(problems)
     return routed

@@ -49,11 +49,16 @@ def _engine() -> Any:
     return cel
 
 
-def _context() -> Any:
+@functools.cache
+def _stdlib() -> Any:
     from cel.stdlib import add_stdlib_to_context
 
+    return add_stdlib_to_context
+
+
+def _context() -> Any:
     context = _engine().Context()
-    add_stdlib_to_context(context)
+    _stdlib()(context)
     return context
 
 
@@ -145,10 +150,6 @@ class CelProgram:
         if result is False:
             return "is false"
         return f"is not a boolean but {type(result).__name__} {_short(repr(result))}"
-
-    def matches(self, cluster: dict[str, Any], scores: ScoresLookup) -> bool:
-        """True only when the expression evaluates to boolean true; any error is a non-match."""
-        return self.evaluate(cluster, scores, Meter()) is None
 
 
 def _charge(meter: Meter) -> Callable[[int, Any], Any]:
