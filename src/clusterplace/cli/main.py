@@ -21,6 +21,7 @@ EXIT_INPUT_ERROR = 1
 # (the scheduler, the definition kit, the Kubernetes client), and a CLI call should
 # pay only for its own.
 COMMANDS = {
+    "controller": "clusterplace.cli.controller:controller",
     "get": "clusterplace.cli.get:get",
     "route": "clusterplace.cli.route:route",
     "schedule": "clusterplace.cli.schedule:schedule_command",

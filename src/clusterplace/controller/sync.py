@@ -1,0 +1,175 @@
+"""One sync of one placement, as a plan of writes: what upstream's sync does, computed
+without doing it.
+
+The decisions, status, conditions and events come from the scheduler
+(:func:`clusterplace.scheduling.scheduler.schedule_one`, the same code as an offline
+run). This module turns them into writes against the hub's current objects, in an
+order that never loses a cluster (upstream issue #1346):
+
+1. decisions that gain clusters, a decision that also loses some written first as the
+   union of its old and new clusters;
+2. decisions that only lose clusters, and the final form of those written as unions;
+3. decisions no longer wanted are deleted;
+
+then the Placement status, when it differs. A converged placement plans no write.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Literal
+
+from clusterplace.api import Placement, PlacementDecision
+from clusterplace.controller.changes import Key
+from clusterplace.controller.enqueue import addon_resources
+from clusterplace.controller.state import HubState
+from clusterplace.scheduling.events import Event
+from clusterplace.scheduling.framework import Code
+from clusterplace.scheduling.results import PlacementResult
+from clusterplace.scheduling.scheduler import schedule_one
+
+__all__ = ["SyncPlan", "Write", "plan_sync"]
+
+_JUST_AFTER = timedelta(milliseconds=1)
+
+
+@dataclass(frozen=True)
+class Write:
+    """One write of a PlacementDecision: ``decision`` is the object as it should be
+    after the write (for a delete, as it was)."""
+
+    action: Literal["create", "update", "delete"]
+    decision: PlacementDecision
+    interim: bool = False  # a union written before the final form (no events follow it)
+
+    @property
+    def name(self) -> str:
+        return self.decision.name
+
+
+@dataclass
+class SyncPlan:
+    """What syncing a placement writes, and what follows."""
+
+    key: Key
+    writes: list[Write] = field(default_factory=list)
+    status: Placement | None = None  # the placement with its new status, if it changed
+    events: list[Event] = field(default_factory=list)  # upstream's order
+    requeue_after: timedelta | None = None
+    retry: bool = False  # upstream returns an error: retry with backoff
+    skipped: str | None = None  # why nothing was done (not found, deleting, disabled)
+    error: str | None = None
+    result: PlacementResult | None = None
+
+    @property
+    def empty(self) -> bool:
+        return not self.writes and self.status is None
+
+
+def plan_sync(state: HubState, key: Key, now: datetime) -> SyncPlan:
+    """Schedule placement ``key`` against ``state`` and plan the writes that make the
+    hub agree with the result."""
+    placement = state.placement(key)
+    if placement is None:
+        # Its decisions go with it: they carry an ownerReference to it.
+        return SyncPlan(key, skipped="the placement does not exist")
+    result = schedule_one(state.snapshot(), placement, now)
+    plan = SyncPlan(key, result=result)
+    if result.skipped is not None:
+        plan.skipped = result.skipped
+        return plan
+    if result.error is not None:
+        plan.error, plan.retry = result.error, True
+        return plan
+    plan.writes = _decision_writes(state, key, result.decisions, result.deleted)
+    if result.placement.status != placement.status:
+        plan.status = result.placement
+    plan.events = list(result.events)
+    misconfigured = _misconfigured_event(placement, result)
+    if misconfigured is not None:
+        plan.events.append(misconfigured)
+    plan.requeue_after = _earliest(result.requeue_after, _score_expiry(state, placement, now))
+    # Upstream returns a non-Success status as an error (backoff and retry). A Warning is
+    # reported, not retried: retrying cannot change it (docs/controller.md).
+    plan.retry = result.status.code in (Code.ERROR, Code.MISCONFIGURED)
+    return plan
+
+
+def _decision_writes(
+    state: HubState, key: Key, desired: list[PlacementDecision], deleted: list[str]
+) -> list[Write]:
+    namespace = key[0]
+    gains: list[Write] = []
+    losses: list[Write] = []
+    current = state.fleet.decisions
+    for pd in desired:
+        old = current.get((namespace, pd.name))
+        if old is None:
+            gains.append(Write("create", pd))
+            continue
+        if old.status.decisions == pd.status.decisions and old.labels == pd.labels:
+            continue
+        # Upstream replaces the labels wholesale and the status; the rest stays.
+        meta = old.metadata.model_copy(update={"labels": pd.metadata.labels})
+        final = old.model_copy(update={"metadata": meta, "status": pd.status})
+        before = set(old.cluster_names)
+        after = set(pd.cluster_names)
+        if after - before and before - after:
+            kept = [d for d in old.status.decisions if d.cluster_name not in after]
+            union = pd.status.model_copy(update={"decisions": [*pd.status.decisions, *kept]})
+            gains.append(Write("update", final.model_copy(update={"status": union}), True))
+            losses.append(Write("update", final))
+        elif before - after:
+            losses.append(Write("update", final))
+        else:
+            gains.append(Write("update", final))
+    deletes = [
+        Write("delete", current[(namespace, name)])
+        for name in deleted
+        if (namespace, name) in current
+    ]
+    return gains + losses + deletes
+
+
+def _misconfigured_event(placement: Placement, result: PlacementResult) -> Event | None:
+    """A Warning when the placement turns misconfigured (or its reason changes): its
+    decisions were emptied, which consumers act on, so say why (beyond upstream)."""
+    if result.status.code != Code.MISCONFIGURED:
+        return None
+    before = _condition(placement, "PlacementMisconfigured")
+    after = _condition(result.placement, "PlacementMisconfigured")
+    if after is None or (before is not None and before == after):
+        return None
+    note = (
+        f"Placement {placement.name} in namespace {placement.namespace} is misconfigured "
+        f"({after[1]}); its decisions select no cluster until it is fixed"
+    )
+    return Event("Warning", "PlacementMisconfigured", "Scheduling", note, "")
+
+
+def _condition(placement: Placement, kind: str) -> tuple[str, str] | None:
+    for cond in (placement.status.conditions if placement.status else None) or ():
+        if cond.type == kind and cond.status == "True":
+            return (cond.reason, cond.message)
+    return None
+
+
+def _score_expiry(state: HubState, placement: Placement, now: datetime) -> timedelta | None:
+    """Time until the next add-on score the placement ranks by expires: then its result
+    changes (a Warning), which upstream sees only at the next unrelated trigger."""
+    resources = addon_resources(placement)
+    if not resources:
+        return None
+    soonest: datetime | None = None
+    for (_, name), score in state.fleet.scores.items():
+        until = score.status.valid_until if score.status else None
+        if name in resources and until is not None and until >= now:
+            soonest = until if soonest is None else min(soonest, until)
+    # A score expires once the time is *past* validUntil: look just after it.
+    return None if soonest is None else soonest - now + _JUST_AFTER
+
+
+def _earliest(*delays: timedelta | None) -> timedelta | None:
+    present = [d for d in delays if d is not None]
+    return min(present) if present else None

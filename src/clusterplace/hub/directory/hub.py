@@ -1,0 +1,222 @@
+"""The directory hub: a folder of manifests is the hub, and the controller keeps its
+PlacementDecisions and Placement statuses current in an output folder.
+
+- The hub folder (``DIR``) holds what ``-f`` reads: clusters, sets, bindings,
+  placements and add-on scores. It is watched (watchfiles), and each edit becomes
+  object changes for the reconcile core.
+- The output folder (``OUT``, by default ``DIR/.clusterplace``) holds what the
+  controller writes (see :class:`OutLayout`); it is the hub's state for decisions and
+  statuses, read back at start, so a restarted controller carries on where it stopped.
+- One controller at a time: the output folder is locked (``flock``) for as long as the
+  controller runs; a second one waits for the lock, as a standby replica waits for a
+  lease.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+from collections.abc import AsyncIterator, Callable, Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from clusterplace.api import KubeObject, Placement
+from clusterplace.api.placement import PlacementStatus
+from clusterplace.codecs import decode, read_documents
+from clusterplace.codecs.sources import expand_sources
+from clusterplace.controller import Change, Key, Reconciler
+from clusterplace.errors import ClusterplaceError, InputError, Location
+from clusterplace.hub.directory.files import remove_temporaries
+from clusterplace.hub.directory.layout import DEFAULT_OUT, OutLayout
+from clusterplace.hub.directory.manifests import ManifestFolder
+from clusterplace.hub.directory.sink import DirectorySink
+from clusterplace.outputs.errors import OutputError
+from clusterplace.outputs.lock import folder_lock
+
+__all__ = ["DirectoryHub", "RunSummary", "run_directory_controller"]
+
+# How long the watcher gathers a burst of file events (ms), and how often the folder is
+# scanned anyway, in case an event was missed (s).
+_STEP_MS = 5
+_DEBOUNCE_MS = 50
+_RESCAN_S = 5.0
+
+
+@dataclass
+class RunSummary:
+    syncs: int
+    writes: int
+    events: int
+    errors: int
+    temporaries_removed: int
+
+
+class DirectoryHub:
+    """The hub folder and the output folder, as the reconcile core's source."""
+
+    def __init__(
+        self,
+        root: Path,
+        layout: OutLayout,
+        *,
+        recursive: bool = False,
+        report: Callable[[str], None] = lambda _: None,
+        status_of: Callable[[Key], PlacementStatus | None] = lambda _: None,
+    ) -> None:
+        self.root = root
+        self.layout = layout
+        self.report = report
+        self.status_of = status_of  # the status the hub holds now (the controller's)
+        self.folder = ManifestFolder(root, recursive=recursive, exclude=layout.root, report=report)
+        self._written: dict[Key, PlacementStatus | None] = {}  # statuses read from OUT
+
+    def initial_objects(self) -> list[KubeObject]:
+        """The hub at start: the manifests, the decisions written so far, and each
+        placement with the status written so far (else the one in its manifest)."""
+        changes = self.folder.scan()
+        written = self._read_output()
+        objects: list[KubeObject] = []
+        for change in changes:
+            obj = change.obj
+            if isinstance(obj, Placement):
+                key = (obj.namespace, obj.name)
+                if key in self._written:
+                    obj = obj.model_copy(update={"status": self._written[key]})
+            objects.append(obj)
+        objects.extend(written)
+        return objects
+
+    def _read_output(self) -> list[KubeObject]:
+        objects: list[KubeObject] = []
+        kinds = ((self.layout.decisions, "PlacementDecision"), (self.layout.statuses, "Placement"))
+        for folder, kind in kinds:
+            if not folder.is_dir():
+                continue
+            for path in sorted(folder.rglob("*")):
+                if path.name.startswith(".") or not path.is_file():
+                    continue
+                try:
+                    loaded = decode(read_documents(expand_sources([str(path)])))
+                except ClusterplaceError as err:
+                    self.report(f"{err}\n(ignored: the controller writes it again)")
+                    continue
+                for obj in loaded.objects:
+                    if obj.kind != kind:
+                        self.report(f"{path}: {obj.ref} does not belong here; ignored")
+                    elif isinstance(obj, Placement):
+                        self._written[(obj.namespace, obj.name)] = obj.status
+                    else:
+                        objects.append(obj)
+        return objects
+
+    def _overlay(self, change: Change) -> Change:
+        """A placement edited in the hub folder keeps the status the hub holds (its
+        spec is the manifest's, its status the controller's), as on Kubernetes."""
+        new = change.new
+        if not isinstance(new, Placement):
+            return change
+        key = (new.namespace, new.name)
+        if change.old is not None:
+            status = self.status_of(key)
+        elif key in self._written:
+            status = self._written[key]
+        else:
+            return change
+        return Change(change.old, new.model_copy(update={"status": status}))
+
+    async def batches(self, stop: asyncio.Event) -> AsyncIterator[list[Change]]:
+        """Object changes as the hub folder changes, until ``stop`` is set."""
+        from watchfiles import awatch  # the watcher starts threads: only when watching
+
+        out = self.layout.root.resolve()
+
+        def relevant(_: object, path: str) -> bool:
+            resolved = Path(path).resolve()
+            return not resolved.is_relative_to(out) and not Path(path).name.startswith(".")
+
+        yield [self._overlay(c) for c in self.folder.scan()]  # edits before the watch began
+        async for _ in awatch(
+            self.root,
+            stop_event=stop,
+            watch_filter=relevant,
+            recursive=self.folder.recursive,
+            step=_STEP_MS,
+            debounce=_DEBOUNCE_MS,
+            rust_timeout=int(_RESCAN_S * 1000),
+            yield_on_timeout=True,
+        ):
+            changes = [self._overlay(c) for c in self.folder.scan()]
+            if changes:
+                yield changes
+
+
+def run_directory_controller(
+    root: Path,
+    out: Path | None = None,
+    *,
+    once: bool = False,
+    now: datetime | None = None,
+    recursive: bool = False,
+    resync: float | None = 600.0,
+    lock_timeout: float = float("inf"),
+    report: Callable[[str], None] = lambda _: None,
+) -> RunSummary:
+    """Run the controller on the hub folder ``root`` until SIGTERM/SIGINT (or, with
+    ``once``, until every placement was synced once). ``now`` fixes the clock (for
+    reproducible ``once`` runs)."""
+    if not root.is_dir():
+        raise InputError("the hub must be a folder of manifests", Location(file=str(root)))
+    layout = OutLayout(out if out is not None else root / DEFAULT_OUT)
+    clock = (lambda: now) if now is not None else (lambda: datetime.now(UTC))
+    with _locked(layout.root, lock_timeout, report):
+        removed = remove_temporaries(layout.root)
+        if removed:
+            report(f"removed {removed} temporary files an interrupted run left")
+        sink = DirectorySink(layout, clock)
+        reconciler = Reconciler(sink, now=clock, resync=resync, log=report)
+
+        def status_of(key: Key) -> PlacementStatus | None:
+            placement = reconciler.state.placement(key)
+            return None if placement is None else placement.status
+
+        hub = DirectoryHub(root, layout, recursive=recursive, report=report, status_of=status_of)
+        reconciler.boot(hub.initial_objects())
+        asyncio.run(_serve(reconciler, hub, once))
+        stats = reconciler.stats
+        return RunSummary(stats.syncs, stats.writes, stats.events, stats.errors, removed)
+
+
+@contextlib.contextmanager
+def _locked(folder: Path, timeout: float, report: Callable[[str], None]) -> Iterator[None]:
+    """Hold the output folder's lock; say so when another controller holds it first."""
+    try:
+        with folder_lock(folder, timeout=0):
+            yield
+            return
+    except OutputError:
+        if timeout <= 0:
+            raise
+    report(f"another controller holds {folder}; standing by until it stops")
+    with folder_lock(folder, timeout=timeout):
+        report(f"took over {folder}")
+        yield
+
+
+async def _serve(reconciler: Reconciler, hub: DirectoryHub, once: bool) -> None:
+    if once:
+        await reconciler.drain()
+        await reconciler.sink.flush()
+        return
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signum, stop.set)
+    try:
+        hub.report(f"watching {hub.root}; writing to {hub.layout.root}")
+        await reconciler.run(hub.batches(stop), stop)
+    finally:
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            with contextlib.suppress(Exception):
+                loop.remove_signal_handler(signum)

@@ -1,0 +1,40 @@
+"""Where the directory hub keeps what the controller writes (``OUT``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from clusterplace.safepath import resolve_inside
+
+__all__ = ["DEFAULT_OUT", "OutLayout"]
+
+DEFAULT_OUT = ".clusterplace"  # under the hub folder
+
+
+@dataclass(frozen=True)
+class OutLayout:
+    """``OUT/placementdecisions/<ns>/<name>.yaml``: each PlacementDecision, whole;
+    ``OUT/placements/<ns>/<name>.yaml``: each Placement's status (identity and status
+    only: the spec is the hub folder's); ``OUT/events.jsonl``: the events."""
+
+    root: Path
+
+    @property
+    def decisions(self) -> Path:
+        return self.root / "placementdecisions"
+
+    @property
+    def statuses(self) -> Path:
+        return self.root / "placements"
+
+    @property
+    def events(self) -> Path:
+        return self.root / "events.jsonl"
+
+    def decision(self, namespace: str, name: str) -> Path:
+        # Names were checked as the API server does when read; this is the second line.
+        return resolve_inside(self.decisions, namespace, f"{name}.yaml", what="decision name")
+
+    def status(self, namespace: str, name: str) -> Path:
+        return resolve_inside(self.statuses, namespace, f"{name}.yaml", what="placement name")

@@ -1,0 +1,136 @@
+"""The hub folder: manifests people or GitOps write, read again as they change.
+
+Each file is read on its own, so an invalid edit (bad YAML, an invalid selector, an
+object defined twice) is reported with its file and line and skipped: the last good
+version of that file's objects stays in force, and fixing the file is picked up on the
+next scan. A scan re-reads only files whose size, modification time or inode moved.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from clusterplace.api import Fleet, KubeObject, PlacementDecision
+from clusterplace.codecs import decode, read_documents
+from clusterplace.codecs.sources import EXTENSIONS, expand_sources
+from clusterplace.controller import Change
+from clusterplace.errors import ClusterplaceError
+
+__all__ = ["ManifestFolder"]
+
+Identity = tuple[str, object]  # (kind, Fleet.key)
+Signature = tuple[int, int, int]  # (mtime_ns, size, inode)
+
+
+def identity(obj: KubeObject) -> Identity:
+    return (obj.kind, Fleet.key(obj))
+
+
+class ManifestFolder:
+    """The manifests under ``root`` (subfolders too with ``recursive``; hidden folders
+    and ``exclude`` never), as objects, and the changes between two scans."""
+
+    def __init__(
+        self,
+        root: Path,
+        *,
+        recursive: bool = False,
+        exclude: Path | None = None,
+        report: Callable[[str], None] = lambda _: None,
+    ) -> None:
+        self.root = root
+        self.recursive = recursive
+        self.exclude = exclude.resolve() if exclude is not None else None
+        self.report = report
+        self._signatures: dict[Path, Signature] = {}
+        self._objects: dict[Path, dict[Identity, KubeObject]] = {}  # last good, per file
+        self._home: dict[Identity, Path] = {}  # which file an object comes from
+        self._broken: set[Path] = set()
+
+    def objects(self) -> list[KubeObject]:
+        return [obj for table in self._objects.values() for obj in table.values()]
+
+    def scan(self) -> list[Change]:
+        """Read what changed since the last scan; returns the object changes."""
+        changes: list[Change] = []
+        seen: set[Path] = set()
+        for path in self._files():
+            seen.add(path)
+            try:
+                info = path.stat()
+            except OSError:
+                continue  # gone meanwhile: the next scan sees it gone
+            signature = (info.st_mtime_ns, info.st_size, info.st_ino)
+            if self._signatures.get(path) == signature:
+                continue
+            self._signatures[path] = signature
+            changes.extend(self._read(path))
+        for path in [p for p in self._objects if p not in seen]:
+            changes.extend(self._replace(path, {}))
+            del self._objects[path]
+            self._signatures.pop(path, None)
+            self._broken.discard(path)
+        return changes
+
+    def _files(self) -> Iterator[Path]:
+        folders = [self.root]
+        while folders:
+            folder = folders.pop()
+            try:
+                entries = sorted(os.scandir(folder), key=lambda e: e.name)
+            except OSError as err:
+                self.report(f"{folder}: cannot read the folder: {err.strerror}")
+                continue
+            for entry in entries:
+                path = Path(entry.path)
+                if entry.name.startswith("."):
+                    continue  # hidden: temporaries, editors' swap files, the default OUT
+                if entry.is_dir():
+                    if self.recursive and path.resolve() != self.exclude:
+                        folders.append(path)
+                elif path.suffix in EXTENSIONS:
+                    yield path
+
+    def _read(self, path: Path) -> list[Change]:
+        try:
+            loaded = decode(read_documents(expand_sources([str(path)])))
+        except ClusterplaceError as err:
+            self._broken.add(path)
+            self.report(f"{err}\n(the last good version of {path} stays in force)")
+            return []
+        table: dict[Identity, KubeObject] = {}
+        for obj in loaded.objects:
+            key = identity(obj)
+            if isinstance(obj, PlacementDecision):
+                self.report(
+                    f"{path}: {obj.ref} ignored: the controller writes PlacementDecisions "
+                    "(into its output folder); the hub folder holds what it reads"
+                )
+                continue
+            home = self._home.get(key)
+            if key in table or (home is not None and home != path):
+                where = path if key in table else home
+                self.report(f"{path}: {obj.ref} is defined twice (also in {where}); skipped")
+                continue
+            table[key] = obj
+        if path in self._broken:
+            self._broken.discard(path)
+            self.report(f"{path}: fixed; read again")
+        return self._replace(path, table)
+
+    def _replace(self, path: Path, table: dict[Identity, KubeObject]) -> list[Change]:
+        before = self._objects.get(path, {})
+        changes = [Change(old, None) for key, old in before.items() if key not in table]
+        for key, obj in table.items():
+            old = before.get(key)
+            if old != obj:
+                changes.append(Change(old, obj))
+        for key in before:
+            if self._home.get(key) == path:
+                del self._home[key]
+        for key in table:
+            self._home[key] = path
+        self._objects[path] = table
+        return changes

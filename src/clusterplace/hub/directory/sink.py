@@ -1,0 +1,117 @@
+"""The directory hub's writes: decisions and statuses as YAML files, events as JSON lines."""
+
+from __future__ import annotations
+
+import itertools
+import socket
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from clusterplace.api import Placement, PlacementDecision
+from clusterplace.controller import HubWriteError, Key, Write
+from clusterplace.hub.directory.files import EventLog, remove_file, write_atomic
+from clusterplace.hub.directory.layout import OutLayout
+from clusterplace.outputs.journal import sync_folder
+from clusterplace.outputs.serialize import dump_yaml_documents
+from clusterplace.scheduling.events import Event
+
+__all__ = ["DirectorySink", "render", "render_status"]
+
+REPORTING_CONTROLLER = "placement-controller"
+
+
+def render(obj: PlacementDecision) -> str:
+    """The file text of a PlacementDecision the controller writes."""
+    return dump_yaml_documents([obj.to_dict()])
+
+
+def render_status(placement: Placement) -> str:
+    """The status file: the placement's identity and status (its spec is the hub
+    folder's)."""
+    body = placement.to_dict()
+    document = {
+        "apiVersion": body["apiVersion"],
+        "kind": "Placement",
+        "metadata": {"name": placement.name, "namespace": placement.namespace},
+        "status": body.get("status", {}),
+    }
+    return dump_yaml_documents([document])
+
+
+class DirectorySink:
+    """Writes into ``layout``; ``now`` stamps the events."""
+
+    collects_garbage = False  # no garbage collector: the controller deletes for it
+
+    def __init__(self, layout: OutLayout, now: Callable[[], datetime]) -> None:
+        self.layout = layout
+        self.events = EventLog(layout.events)
+        self._now = now
+        self._instance = f"{REPORTING_CONTROLLER}-{socket.gethostname()}"
+        self._serial = itertools.count(1)
+        self.files_written = 0
+
+    def _fail(self, what: str, err: OSError) -> HubWriteError:
+        return HubWriteError(f"{what}: {err.strerror or err}")
+
+    async def write_decision(self, write: Write) -> PlacementDecision | None:
+        pd = write.decision
+        path = self.layout.decision(pd.namespace, pd.name)
+        try:
+            if write.action == "delete":
+                remove_file(path)
+                return None
+            write_atomic(path, render(pd))
+        except OSError as err:
+            raise self._fail(f"{path}", err) from None
+        self.files_written += 1
+        return pd
+
+    async def write_status(self, placement: Placement) -> Placement:
+        path = self.layout.status(placement.namespace, placement.name)
+        try:
+            write_atomic(path, render_status(placement))
+        except OSError as err:
+            raise self._fail(f"{path}", err) from None
+        self.files_written += 1
+        return placement
+
+    async def forget_placement(self, key: Key) -> None:
+        try:
+            remove_file(self.layout.status(*key))
+        except OSError as err:
+            raise self._fail(f"{self.layout.status(*key)}", err) from None
+
+    async def emit(self, namespace: str, placement: str, events: Sequence[Event]) -> None:
+        moment = self._now()
+        stamp = moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")  # a MicroTime
+        records = [self._record(namespace, placement, e, moment, stamp) for e in events]
+        try:
+            self.events.append(records)
+        except OSError as err:
+            raise self._fail(f"{self.events.path}", err) from None
+
+    def _record(
+        self, namespace: str, placement: str, event: Event, moment: datetime, stamp: str
+    ) -> dict[str, Any]:
+        body = event.to_dict(namespace, placement)
+        if not event.related:
+            body.pop("related", None)
+        serial = int(moment.timestamp() * 1e9) + next(self._serial)
+        return {
+            "apiVersion": "events.k8s.io/v1",
+            "kind": "Event",
+            "metadata": {"name": f"{placement}.{serial:x}", "namespace": namespace},
+            "eventTime": stamp,
+            "reportingController": REPORTING_CONTROLLER,
+            "reportingInstance": self._instance,
+            **body,
+        }
+
+    async def flush(self) -> None:
+        if self.layout.root.is_dir():
+            try:
+                sync_folder(self.layout.root)
+            except OSError as err:
+                raise self._fail(f"{self.layout.root}", err) from None
