@@ -97,11 +97,12 @@ class Reconciler:
 
     # -- syncing -----------------------------------------------------------------------
 
-    async def sync(self, key: Key) -> SyncPlan:
-        """Sync one placement now: plan, write, emit, and requeue as the plan says."""
+    async def sync(self, key: Key, now: datetime | None = None) -> SyncPlan:
+        """Sync one placement at ``now`` (default: the clock's time): plan, write,
+        emit, and requeue as the plan says."""
         start = time.perf_counter()
         with collector_paused():
-            plan = plan_sync(self.state, key, self.now())
+            plan = plan_sync(self.state, key, now or self.now())
         self.stats.syncs += 1
         try:
             if plan.skipped is not None and self.state.placement(key) is None:
@@ -170,9 +171,12 @@ class Reconciler:
         is set; returns how many syncs ran. Delayed keys stay delayed. A sync that has
         begun always ends: stopping never leaves a placement half-written."""
         count = 0
+        # One moment for the batch, as an offline run has: a time threshold crossed
+        # meanwhile (a toleration or a score expiring) has its own requeue after it.
+        now = self.now()
         while not (stop is not None and stop.is_set()) and (key := self.queue.pop()) is not None:
             try:
-                await self.sync(key)
+                await self.sync(key, now)
             finally:
                 self.queue.done(key)
             count += 1
@@ -188,9 +192,13 @@ class Reconciler:
             while not stop.is_set():
                 if feeder.done():
                     feeder.result()  # the source failed: raise its error
+                before = (self.stats.writes, self.stats.events)
                 synced = await self.drain(stop)
                 if synced:
                     await self.sink.flush()
+                    writes = self.stats.writes - before[0]
+                    events = self.stats.events - before[1]
+                    self.log(f"synced {synced} placements: {writes} writes, {events} events")
                 if self.resync is not None and self.queue.clock() - last_resync >= self.resync:
                     last_resync = self.queue.clock()
                     self.enqueue_all()

@@ -10,6 +10,7 @@ construction).
 from __future__ import annotations
 
 from collections import defaultdict
+from datetime import datetime
 
 from clusterplace.api import Fleet, KubeObject, Placement, PlacementDecision
 from clusterplace.api.placement import PLACEMENT_LABEL
@@ -25,16 +26,21 @@ class HubState:
     def __init__(self, fleet: Fleet | None = None) -> None:
         self.fleet = Fleet() if fleet is None else fleet.copy()
         self._snapshot: Snapshot | None = None
+        self._moment: datetime | None = None
         self._owned: dict[Key, set[Key]] = defaultdict(set)  # placement -> its decisions
         for pd in self.fleet.decisions.values():
             self._own(pd, +1)
 
     # -- reading -----------------------------------------------------------------------
 
-    def snapshot(self) -> Snapshot:
-        """The scheduler's view of the current state."""
-        if self._snapshot is None:
+    def snapshot(self, now: datetime) -> Snapshot:
+        """The scheduler's view of the current state at ``now``. Some of a snapshot's
+        indexes hold results that depend on the time (score expiry, toleration
+        expiry), so a snapshot serves one moment only: the reconciler syncs a batch of
+        placements at one moment, as an offline run does."""
+        if self._snapshot is None or self._moment != now:
             self._snapshot = Snapshot(self.fleet)
+            self._moment = now
         return self._snapshot
 
     def placement(self, key: Key) -> Placement | None:

@@ -74,7 +74,7 @@ def plan_sync(state: HubState, key: Key, now: datetime) -> SyncPlan:
     if placement is None:
         # Its decisions go with it: they carry an ownerReference to it.
         return SyncPlan(key, skipped="the placement does not exist")
-    result = schedule_one(state.snapshot(), placement, now)
+    result = schedule_one(state.snapshot(now), placement, now)
     plan = SyncPlan(key, result=result)
     if result.skipped is not None:
         plan.skipped = result.skipped

@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
+import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -30,7 +31,7 @@ from clusterplace.controller import Change, Key, Reconciler
 from clusterplace.errors import ClusterplaceError, InputError, Location
 from clusterplace.hub.directory.files import remove_temporaries
 from clusterplace.hub.directory.layout import DEFAULT_OUT, OutLayout
-from clusterplace.hub.directory.manifests import ManifestFolder
+from clusterplace.hub.directory.manifests import SETTLE_S, ManifestFolder
 from clusterplace.hub.directory.sink import DirectorySink
 from clusterplace.outputs.errors import OutputError
 from clusterplace.outputs.lock import folder_lock
@@ -75,11 +76,13 @@ class DirectoryHub:
     def initial_objects(self) -> list[KubeObject]:
         """The hub at start: the manifests, the decisions written so far, and each
         placement with the status written so far (else the one in its manifest)."""
-        changes = self.folder.scan()
+        self.folder.scan()
+        while self.folder.unsettled:
+            time.sleep(SETTLE_S)
+            self.folder.scan()
         written = self._read_output()
         objects: list[KubeObject] = []
-        for change in changes:
-            obj = change.obj
+        for obj in self.folder.objects():
             if isinstance(obj, Placement):
                 key = (obj.namespace, obj.name)
                 if key in self._written:
@@ -136,7 +139,7 @@ class DirectoryHub:
             resolved = Path(path).resolve()
             return not resolved.is_relative_to(out) and not Path(path).name.startswith(".")
 
-        yield [self._overlay(c) for c in self.folder.scan()]  # edits before the watch began
+        yield await self._settled()  # edits before the watch began
         async for _ in awatch(
             self.root,
             stop_event=stop,
@@ -147,9 +150,17 @@ class DirectoryHub:
             rust_timeout=int(_RESCAN_S * 1000),
             yield_on_timeout=True,
         ):
-            changes = [self._overlay(c) for c in self.folder.scan()]
+            changes = await self._settled()
             if changes:
                 yield changes
+
+    async def _settled(self) -> list[Change]:
+        """Scan until no changed file is left unsettled."""
+        changes = [self._overlay(c) for c in self.folder.scan()]
+        while self.folder.unsettled:
+            await asyncio.sleep(SETTLE_S)
+            changes.extend(self._overlay(c) for c in self.folder.scan())
+        return changes
 
 
 def run_directory_controller(

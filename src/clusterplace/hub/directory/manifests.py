@@ -1,5 +1,9 @@
 """The hub folder: manifests people or GitOps write, read again as they change.
 
+A file is read once it has settled: unchanged for a moment (longer when it is empty),
+because editors and ``>`` redirections write in place, and a file read half-written, or
+truncated before its new text arrives, would delete every object it holds.
+
 Each file is read on its own, so an invalid edit (bad YAML, an invalid selector, an
 object defined twice) is reported with its file and line and skipped: the last good
 version of that file's objects stays in force, and fixing the file is picked up on the
@@ -9,6 +13,7 @@ next scan. A scan re-reads only files whose size, modification time or inode mov
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -21,6 +26,9 @@ from clusterplace.errors import ClusterplaceError
 __all__ = ["ManifestFolder"]
 
 Identity = tuple[str, object]  # (kind, Fleet.key)
+
+SETTLE_S = 0.02  # a file unchanged this long is read
+SETTLE_EMPTY_S = 1.0  # an empty file (a save that truncated first) must wait longer
 Signature = tuple[int, int, int]  # (mtime_ns, size, inode)
 
 
@@ -48,14 +56,19 @@ class ManifestFolder:
         self._objects: dict[Path, dict[Identity, KubeObject]] = {}  # last good, per file
         self._home: dict[Identity, Path] = {}  # which file an object comes from
         self._broken: set[Path] = set()
+        self.unsettled = False  # the last scan left a file to read later
 
     def objects(self) -> list[KubeObject]:
         return [obj for table in self._objects.values() for obj in table.values()]
 
-    def scan(self) -> list[Change]:
-        """Read what changed since the last scan; returns the object changes."""
+    def scan(self, now: float | None = None) -> list[Change]:
+        """Read what changed (and has settled) since the last scan; returns the object
+        changes. ``now`` is the wall-clock time in seconds (default: the current one);
+        :attr:`unsettled` tells whether a file is left for a later scan."""
+        moment = time.time() if now is None else now
         changes: list[Change] = []
         seen: set[Path] = set()
+        self.unsettled = False
         for path in self._files():
             seen.add(path)
             try:
@@ -64,6 +77,10 @@ class ManifestFolder:
                 continue  # gone meanwhile: the next scan sees it gone
             signature = (info.st_mtime_ns, info.st_size, info.st_ino)
             if self._signatures.get(path) == signature:
+                continue
+            settle = SETTLE_EMPTY_S if info.st_size == 0 else SETTLE_S
+            if moment - info.st_mtime_ns / 1e9 < settle:
+                self.unsettled = True
                 continue
             self._signatures[path] = signature
             changes.extend(self._read(path))

@@ -1,0 +1,258 @@
+"""One sync at a time: the writes, their order, the events, the requeues."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from clusterplace.api import KubeObject, PlacementDecision
+from clusterplace.controller import Change, Reconciler
+from clusterplace.scheduling import schedule
+from tests.controller._helpers import MemorySink, make_reconciler, run
+from tests.scheduling._helpers import (
+    NOW,
+    NS,
+    PLACEMENT,
+    addon,
+    binding,
+    cluster,
+    cluster_set,
+    decision,
+    placement,
+    score,
+    taint,
+    toleration,
+    world,
+)
+
+KEY = (NS, PLACEMENT)
+
+
+def _clusters(n: int) -> list[KubeObject]:
+    return [cluster(f"c{i:03d}") for i in range(n)]
+
+
+def _decisions(reconciler: Reconciler) -> dict[str, list[str]]:
+    return {pd.name: pd.cluster_names for pd in reconciler.state.owned(KEY)}
+
+
+def test_a_cold_start_decides_exactly_as_an_offline_run() -> None:
+    objects = [
+        *world(*_clusters(130)),
+        placement(NS, "three", numberOfClusters=3),
+        placement("other", "p"),
+        binding("other"),
+    ]
+    reconciler, sink, _ = make_reconciler(objects)
+    run(reconciler)
+    offline = schedule(objects, now=NOW)
+    for result in offline.placements:
+        key = (result.placement.namespace, result.placement.name)
+        assert reconciler.state.placement(key) == result.placement
+        assert reconciler.state.owned(key) == result.decisions
+    assert [e for _, _, e in sink.events] == [e for r in offline.placements for e in r.events]
+
+
+def test_a_converged_hub_is_synced_without_a_write_or_an_event() -> None:
+    reconciler, sink, _ = make_reconciler(world(*_clusters(5)))
+    run(reconciler)
+    writes, events = len(sink.log), len(sink.events)
+    reconciler.enqueue_all()
+    assert run(reconciler) == 1
+    assert (len(sink.log), len(sink.events)) == (writes, events)
+
+
+def _check_never_lost(before: dict[str, list[str]], sink: MemorySink, start: int) -> None:
+    """Replay the decision writes from ``start``: a cluster selected before and after
+    the sync is in some decision at every moment."""
+    state = {name: set(clusters) for name, clusters in before.items()}
+    writes = [w for w in sink.log[start:] if w[0] in ("create", "update", "delete")]
+    after = dict(state)
+    for action, _, name, obj in writes:
+        if action == "delete":
+            after.pop(name, None)
+        else:
+            assert isinstance(obj, PlacementDecision)
+            after[name] = set(obj.cluster_names)
+    final = set().union(*after.values()) if after else set()
+    kept = set().union(*state.values()) & final if state else set()
+    for action, _, name, obj in writes:
+        if action == "delete":
+            state.pop(name, None)
+        else:
+            assert isinstance(obj, PlacementDecision)
+            state[name] = set(obj.cluster_names)
+        present = set().union(*state.values()) if state else set()
+        assert kept <= present, f"after {action} {name}: {sorted(kept - present)} missing"
+
+
+def test_a_cluster_moving_between_pages_is_never_absent_from_every_decision() -> None:
+    reconciler, sink, _ = make_reconciler(world(*_clusters(150)))
+    run(reconciler)
+    before = _decisions(reconciler)
+    start = len(sink.log)
+    # c050 goes: every later cluster moves up one place, c100 from page 2 to page 1.
+    reconciler.observe([Change(cluster("c050"), None)])
+    run(reconciler)
+    actions = [(a, n) for a, _, n, _ in sink.log[start:]]
+    assert actions == [
+        ("update", f"{PLACEMENT}-decision-1"),  # the union: c100 added, c050 still there
+        ("update", f"{PLACEMENT}-decision-1"),  # c050 removed
+        ("update", f"{PLACEMENT}-decision-2"),  # c100 removed
+        ("status", PLACEMENT),
+    ]
+    _check_never_lost(before, sink, start)
+
+
+@given(
+    st.integers(min_value=90, max_value=230),
+    st.lists(st.integers(min_value=0, max_value=260), min_size=1, max_size=6),
+)
+def test_no_change_of_membership_ever_opens_a_loss_window(n: int, flips: list[int]) -> None:
+    reconciler, sink, _ = make_reconciler(world(*_clusters(n)))
+    run(reconciler)
+    members = set(range(n))
+    for flip in flips:
+        before = _decisions(reconciler)
+        start = len(sink.log)
+        name = f"c{flip:03d}"
+        if flip in members:
+            members.discard(flip)
+            reconciler.observe([Change(cluster(name), None)])
+        else:
+            members.add(flip)
+            reconciler.observe([Change(None, cluster(name))])
+        run(reconciler)
+        _check_never_lost(before, sink, start)
+        expected = sorted(f"c{i:03d}" for i in members)
+        assert sorted(c for cs in _decisions(reconciler).values() for c in cs) == expected
+
+
+def test_a_page_no_longer_needed_is_deleted_last() -> None:
+    reconciler, sink, _ = make_reconciler(world(*_clusters(101)))
+    run(reconciler)
+    start = len(sink.log)
+    reconciler.observe([Change(cluster("c100"), None)])
+    run(reconciler)
+    assert [(a, n) for a, _, n, _ in sink.log[start:]] == [
+        ("delete", f"{PLACEMENT}-decision-2"),
+        ("status", PLACEMENT),
+    ]
+    assert [e.reason for _, _, e in sink.events[-1:]] == ["DecisionDelete"]
+
+
+def test_only_labels_differing_is_written_without_an_event() -> None:
+    stale = decision(clusters=["c000"], group_name="old", group_index=0)
+    reconciler, sink, _ = make_reconciler([*world(*_clusters(1)), stale])
+    run(reconciler)
+    writes = [(a, n) for a, _, n, _ in sink.log if a != "status"]
+    assert writes == [("update", f"{PLACEMENT}-decision-1")]
+    assert [e.reason for _, _, e in sink.events] == []
+    (pd,) = reconciler.state.owned(KEY)
+    assert pd.labels["cluster.open-cluster-management.io/decision-group-name"] == ""
+
+
+def test_a_failed_write_emits_only_what_was_written_and_retries_with_backoff() -> None:
+    sink = MemorySink(fail_after=1)
+    reconciler, sink, clocks = make_reconciler(world(*_clusters(150)), sink)
+    run(reconciler)
+    assert [(a, n) for a, _, n, _ in sink.log] == [("create", f"{PLACEMENT}-decision-1")]
+    reasons = [e.reason for _, _, e in sink.events]
+    assert reasons == ["DecisionCreate", "DecisionUpdate", "ScoreUpdate"]
+    assert reconciler.queue.delayed == 1 and reconciler.stats.errors == 1
+    sink.fail_after = None
+    clocks.advance(timedelta(seconds=1))
+    run(reconciler)
+    reasons = [e.reason for _, _, e in sink.events]
+    assert reasons[3:] == ["DecisionCreate", "DecisionUpdate", "ScoreUpdate"]
+    assert reconciler.queue.delayed == 0
+
+
+def test_a_toleration_expiry_requeues_the_placement_then() -> None:
+    tainted = cluster("c1", taints=[taint("gpu", effect="NoSelect", added=NOW)])
+    objects = world(tainted, tolerations=[toleration("gpu", seconds=60)])
+    reconciler, _, clocks = make_reconciler([*objects, decision(clusters=["c1"])])
+    run(reconciler)
+    assert _decisions(reconciler) == {f"{PLACEMENT}-decision-1": ["c1"]}
+    assert reconciler.queue.next_due() == 60
+    clocks.advance(timedelta(seconds=61))
+    assert run(reconciler) == 1
+    assert _decisions(reconciler) == {f"{PLACEMENT}-decision-1": []}
+
+
+def test_an_expiring_score_requeues_its_users_just_after_valid_until() -> None:
+    policy = {"mode": "Exact", "configurations": [addon("usage", "cpu")]}
+    objects = world(
+        cluster("c1"),
+        cluster("c2"),
+        score("c1", "usage", {"cpu": 90}, valid_until=NOW + timedelta(seconds=30)),
+        score("c2", "usage", {"cpu": 10}, valid_until=NOW + timedelta(hours=1)),
+        numberOfClusters=1,
+        prioritizerPolicy=policy,
+    )
+    reconciler, sink, clocks = make_reconciler(objects)
+    run(reconciler)
+    assert _decisions(reconciler) == {f"{PLACEMENT}-decision-1": ["c1"]}
+    due = reconciler.queue.next_due()
+    assert due is not None and 30 < due < 30.01
+    clocks.advance(timedelta(seconds=31))
+    run(reconciler)
+    assert _decisions(reconciler) == {f"{PLACEMENT}-decision-1": ["c2"]}
+    warning = [e for _, _, e in sink.events if e.type == "Warning"]
+    assert warning and "expired" in warning[-1].note
+    assert reconciler.queue.delayed == 1  # c2's score, in an hour; no retry loop
+
+
+def test_a_misconfigured_placement_says_so_once() -> None:
+    objects = world(*_clusters(2), prioritizerPolicy={"mode": "Nonsense"})
+    reconciler, sink, clocks = make_reconciler(objects)
+    run(reconciler)
+    warnings = [e for _, _, e in sink.events if e.reason == "PlacementMisconfigured"]
+    assert len(warnings) == 1 and "misconfigured" in warnings[0].note
+    clocks.advance(timedelta(hours=1))  # past every retry backoff
+    run(reconciler)
+    reconciler.enqueue_all()
+    run(reconciler)
+    assert len([e for _, _, e in sink.events if e.reason == "PlacementMisconfigured"]) == 1
+
+
+def test_a_deleted_placement_takes_its_decisions_along_without_a_garbage_collector() -> None:
+    objects = world(*_clusters(2))
+    reconciler, sink, _ = make_reconciler(objects)
+    run(reconciler)
+    reconciler.observe([Change(objects[-1], None)])
+    run(reconciler)
+    assert [(a, n) for a, _, n, _ in sink.log[-2:]] == [
+        ("delete", f"{PLACEMENT}-decision-1"),
+        ("forget", PLACEMENT),
+    ]
+    assert reconciler.state.owned(KEY) == []
+
+
+def test_with_a_garbage_collector_the_controller_leaves_deletion_to_it() -> None:
+    objects = world(*_clusters(2))
+    reconciler, sink, _ = make_reconciler(objects, MemorySink(collects_garbage=True))
+    run(reconciler)
+    count = len(sink.log)
+    reconciler.observe([Change(objects[-1], None)])
+    run(reconciler)
+    assert len(sink.log) == count
+
+
+def test_skipped_placements_are_not_written() -> None:
+    disabled = placement(
+        annotations={"cluster.open-cluster-management.io/experimental-scheduling-disable": "true"}
+    )
+    reconciler, sink, _ = make_reconciler(world(*_clusters(2), placement_obj=disabled))
+    run(reconciler)
+    assert sink.log == [] and sink.events == []
+
+
+def test_an_unchanged_object_seen_again_enqueues_nothing() -> None:
+    objects = [cluster_set(), binding(), cluster("c1"), placement()]
+    reconciler, _, _ = make_reconciler(objects)
+    run(reconciler)
+    reconciler.observe([Change(objects[2], cluster("c1"))])
+    assert len(reconciler.queue) == 0
