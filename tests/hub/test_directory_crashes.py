@@ -123,7 +123,7 @@ def _consistent_read(folder: Path) -> dict[str, list[str]] | None:
             if entry.name.startswith(".") or not entry.name.endswith(".yaml"):
                 continue
             try:
-                with open(entry.path) as handle:
+                with Path(entry.path).open() as handle:
                     inode = os.fstat(handle.fileno()).st_ino
                     doc = yaml.load(handle.read(), Loader=yaml.CSafeLoader)
             except FileNotFoundError:
