@@ -202,3 +202,19 @@ def test_a_second_controller_stands_by_and_takes_over(hub: Path) -> None:
     finally:
         first.stop()
         assert second.stop() == 0
+
+
+def test_get_and_explain_read_the_live_hub(run: Any, hub: Path) -> None:
+    assert run("controller", "--hub", str(hub), "--once", "--now", NOW).code == 0
+    listed = run("get", "placementdecisions", "--hub", str(hub), "-A", "-o", "name")
+    assert listed.code == 0, listed.stderr
+    written = sorted(p.stem for p in (hub / ".clusterplace/placementdecisions").rglob("*.yaml"))
+    assert sorted(line.split("/")[-1] for line in listed.stdout.split()) == written
+    status = run("get", "placements", "--hub", str(hub), "-n", "apps", "-o", "json")
+    items = {i["metadata"]["name"]: i["status"] for i in json.loads(status.stdout)["items"]}
+    on_disk = yaml.safe_load((hub / ".clusterplace/placements/apps/analytics.yaml").read_text())
+    assert items["analytics"] == on_disk["status"]
+    explained = run("explain", "placement", "analytics", "-n", "apps", "--hub", str(hub))
+    assert explained.code == 0 and "aws-prod-euw1" in explained.stdout
+    both = run("get", "placements", "--hub", str(hub), "-f", str(hub))
+    assert both.code == 2 and "not both" in both.stderr

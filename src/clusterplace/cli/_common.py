@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, TypeVar
 
 import click
@@ -11,7 +12,7 @@ from clusterplace.api import Fleet
 from clusterplace.api.metadata import quote
 from clusterplace.codecs import expand_sources, load_fleet
 from clusterplace.codecs.loader import Document
-from clusterplace.errors import InputError
+from clusterplace.errors import InputError, Location
 from clusterplace.labels import Selector, SelectorError, label_key_errors, label_value_errors, parse
 from clusterplace.outputs import FORMATS
 
@@ -29,24 +30,41 @@ __all__ = [
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def filename_options(help_text: str) -> Callable[[F], F]:
-    """``-f/--filename`` (repeatable, comma-separated, ``-`` for stdin) and ``-R``."""
+def filename_options(help_text: str, *, hub: bool = False) -> Callable[[F], F]:
+    """``-f/--filename`` (repeatable, comma-separated, ``-`` for stdin) and ``-R``; with
+    ``hub``, also ``--hub DIR`` (a controller's directory hub, its live state) in place
+    of ``-f``. :func:`load` reads whichever was given."""
 
     def decorate(func: F) -> F:
         func = click.option(
             "-R", "--recursive", is_flag=True, help="Also read subdirectories of -f directories."
         )(func)
+        if hub:
+            func = click.option(
+                "--hub",
+                metavar="DIR",
+                expose_value=False,
+                callback=_remember_hub,
+                help="A directory hub run by 'clusterplace controller': its manifests with "
+                "the decisions and statuses the controller wrote (instead of -f).",
+            )(func)
         return click.option(
             "-f",
             "--filename",
             "filenames",
             multiple=True,
-            required=True,
+            required=not hub,
             metavar="FILE|DIR|-",
             help=help_text,
         )(func)
 
     return decorate
+
+
+def _remember_hub(ctx: click.Context, _param: click.Parameter, value: str | None) -> None:
+    # Kept on the context (not passed to each command): load() is where it is used.
+    if value is not None:
+        ctx.meta["clusterplace.hub"] = value
 
 
 REPORT_FORMATS = ("table", "wide", "yaml", "json")
@@ -77,10 +95,38 @@ def warn_unknown(documents: Sequence[Document]) -> None:
 
 
 def load(filenames: Sequence[str], recursive: bool) -> Fleet:
-    """Load a fleet from ``-f`` values, warning about skipped kinds."""
+    """Load a fleet from ``-f`` values (or the ``--hub`` folder), warning about skipped
+    kinds."""
+    context = click.get_current_context(silent=True)
+    hub = context.meta.get("clusterplace.hub") if context is not None else None
+    if hub is not None:
+        if filenames:
+            raise click.UsageError("give -f or --hub, not both")
+        return load_hub(hub, recursive)
+    if not filenames:
+        raise click.UsageError("give -f FILE|DIR|- (or --hub DIR)")
     fleet = load_fleet(expand_sources(filenames, recursive=recursive))
     warn_unknown(fleet.unknown)
     return fleet
+
+
+def load_hub(folder: str, recursive: bool) -> Fleet:
+    """The live state of a directory hub: its manifests, and the decisions and statuses
+    its controller wrote (in ``DIR/.clusterplace``)."""
+    from clusterplace.hub.directory import DirectoryHub, OutLayout
+    from clusterplace.hub.directory.layout import DEFAULT_OUT
+
+    root = Path(folder)
+    if not root.is_dir():
+        raise InputError("the hub must be a folder of manifests", Location(file=folder))
+    problems: list[str] = []
+    hub = DirectoryHub(
+        root, OutLayout(root / DEFAULT_OUT), recursive=recursive, report=problems.append
+    )
+    objects = hub.initial_objects()
+    if problems:
+        raise InputError("\n".join(problems))
+    return Fleet.of(objects)
 
 
 def parse_labels(text: str, option: str = "--labels") -> dict[str, str]:

@@ -127,7 +127,9 @@ def get() -> None:
 
 
 @get.command("clusters")
-@filename_options("Fleet files or directories (ManagedClusters are read; other kinds ignored).")
+@filename_options(
+    "Fleet files or directories (ManagedClusters are read; other kinds ignored).", hub=True
+)
 @click.option(
     "-l",
     "--selector",

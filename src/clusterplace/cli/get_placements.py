@@ -156,7 +156,7 @@ def _command(
     """One ``get`` subcommand: the same options for placements and their decisions."""
 
     @click.command(name, help=doc)
-    @filename_options("Fleet files or directories.")
+    @filename_options("Fleet files or directories.", hub=True)
     @_namespace_options
     @now_option
     @output_option()

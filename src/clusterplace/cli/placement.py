@@ -47,7 +47,7 @@ STAGES = (
 @click.option(
     "-n", "--namespace", default="default", show_default=True, help="The placement's namespace."
 )
-@filename_options("Fleet files or directories.")
+@filename_options("Fleet files or directories.", hub=True)
 @now_option
 @click.option("--selected", is_flag=True, help="Only the clusters the placement selected.")
 @click.option("--rejected", is_flag=True, help="Only the clusters it did not select.")
@@ -142,7 +142,7 @@ def describe() -> None:
 @click.option(
     "-n", "--namespace", default="default", show_default=True, help="The placement's namespace."
 )
-@filename_options("Fleet files or directories.")
+@filename_options("Fleet files or directories.", hub=True)
 @now_option
 def describe_command(
     name: str, namespace: str, filenames: tuple[str, ...], recursive: bool, now: datetime
