@@ -157,12 +157,11 @@ def divide_workloads(
             continue
         divided = divide_one(item.obj, item.clusters, observed, now=now, division=division)
         if divided.plan.preferences_error is not None:
-            annotation = preferences_annotation(item.obj)
             warnings.append(
                 DivisionWarning(
                     index,
                     annotation_path,
-                    f"invalid {annotation} annotation ({divided.plan.preferences_error}); "
+                    f"invalid replica preferences ({divided.plan.preferences_error}); "
                     'using the defaults {"clusters": {"*": {"weight": 1}}}',
                 )
             )

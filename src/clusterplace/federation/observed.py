@@ -95,7 +95,9 @@ def _pod_problems(obj: Mapping[str, Any]) -> list[tuple[Path, str]]:
     status = _mapping(obj.get("status"), ("status",), problems)
     if not isinstance(status.get("phase", ""), str):
         problems.append((("status", "phase"), "must be a string"))
-    conditions = status.get("conditions") or []
+    conditions = status.get("conditions")
+    if conditions is None:
+        return problems
     if not isinstance(conditions, list):
         problems.append((("status", "conditions"), "must be a list"))
         return problems
