@@ -91,18 +91,17 @@ def test_bounds(s: dict[str, Any]) -> None:
 @given(scenario(min_le_max=True))
 def test_total_is_min_of_replicas_and_max_caps_when_capacity_allows(s: dict[str, Any]) -> None:
     prefs: ReplicaPreferences = s["prefs"]
-    takers = [c for c in s["clusters"] if (p := prefs.for_cluster(c)) and p.weight > 0]
+    chosen = {c: p for c in s["clusters"] if (p := prefs.for_cluster(c)) is not None}
+    takers = {c: p for c, p in chosen.items() if p.weight > 0}
     result = plan_replicas(prefs, s["replicas"], s["clusters"], key=s["key"])
-    if len(takers) != len([c for c in s["clusters"] if prefs.for_cluster(c)]):
+    if len(takers) != len(chosen):
         return  # clusters of weight 0 take only their min: the identity needs weights
-    caps = [prefs.for_cluster(c).max_replicas for c in takers]  # type: ignore[union-attr]
+    caps = [p.max_replicas for p in takers.values()]
     bound = None if None in caps else sum(c for c in caps if c is not None)
     expected = s["replicas"] if bound is None else min(s["replicas"], bound)
     assert sum(result.plan.values()) == (expected if takers else 0)
-    for cluster in takers:
-        pref = prefs.for_cluster(cluster)
-        assert pref is not None
-        if sum(prefs.for_cluster(c).min_replicas for c in takers) <= s["replicas"]:  # type: ignore[union-attr]
+    if sum(p.min_replicas for p in takers.values()) <= s["replicas"]:
+        for cluster, pref in takers.items():
             assert result.plan[cluster] >= pref.min_replicas
 
 
