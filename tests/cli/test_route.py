@@ -49,7 +49,7 @@ def test_writes_one_file_per_object_and_cluster(run, tmp_path):
         "route", "-f", "examples/manifests", "--clusters", "examples/fleet", "-o", str(out)
     )
     assert result.code == 0, result.stderr
-    assert result.stdout.endswith(f"Wrote {out}: 36 add\n")
+    assert result.stdout.endswith(f"Wrote {out}: 39 add\n")
     europe = sorted(p.name for p in (out / "aws-prod-euw1").iterdir())
     assert "configmap_shop_gdpr-settings.yaml" in europe
     assert "configmap_shop_gdpr-settings.yaml" not in {
@@ -61,7 +61,7 @@ def test_writes_one_file_per_object_and_cluster(run, tmp_path):
     )
     assert copy == original
     again = run("route", "-f", "examples/manifests", "--clusters", "examples/fleet", "-o", str(out))
-    assert again.stdout.endswith(f"Wrote {out}: 36 unchanged\n")
+    assert again.stdout.endswith(f"Wrote {out}: 39 unchanged\n")
 
 
 def test_a_later_run_removes_copies_whose_selector_no_longer_matches(run, tmp_path):

@@ -119,9 +119,13 @@ def plan_route_dir(out_dir: Path, routed: Sequence[Routed], *, force: bool = Fal
     conflicts: list[InputError] = []
     checked: dict[str, bool] = {}
     for item in routed:
-        text = dump_yaml_stream([dict(item.obj)])
+        shared = dump_yaml_stream([dict(item.obj)]) if item.division is None else None
         ref = object_ref(item.obj)
         for cluster in item.clusters:
+            # A divided workload's copies differ by spec.replicas; others are one text.
+            text = (
+                shared if shared is not None else dump_yaml_stream([dict(item.copy_for(cluster))])
+            )
             rel = f"{cluster}/{item.file_name}"
             path = out_dir / rel
             if not _inside(out_dir, rel, checked):

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
 import click
 
 from clusterplace.api import Fleet
+from clusterplace.api.base import parse_time
 from clusterplace.api.metadata import quote
 from clusterplace.codecs import expand_sources, load_fleet
 from clusterplace.codecs.loader import Document
@@ -20,8 +22,10 @@ __all__ = [
     "REPORT_FORMATS",
     "filename_options",
     "load",
+    "now_option",
     "output_option",
     "parse_labels",
+    "parse_now",
     "parse_selector_option",
     "warn",
     "warn_unknown",
@@ -157,3 +161,20 @@ def parse_selector_option(option: str, text: str) -> Selector:
         raise SelectorError(
             f"invalid {option} {text!r}: {err.message}", text=err.text, position=err.position
         ) from None
+
+
+def parse_now(_ctx: click.Context, _param: click.Parameter, value: str | None) -> datetime:
+    if value is None:
+        return datetime.now(UTC)
+    try:
+        return parse_time(value)
+    except ValueError as err:
+        raise click.BadParameter(str(err)) from None
+
+
+now_option = click.option(
+    "--now",
+    metavar="RFC3339",
+    callback=parse_now,
+    help="The time to schedule at (default: now); drives tolerationSeconds and score expiry.",
+)

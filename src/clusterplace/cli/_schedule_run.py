@@ -2,33 +2,13 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 
-import click
-
-from clusterplace.api.base import parse_time
-from clusterplace.cli._common import load
+from clusterplace.cli._common import load, now_option
 from clusterplace.errors import InputError, InputErrors
 from clusterplace.scheduling import PlacementResult, ScheduleResult, schedule
 
 __all__ = ["now_option", "pick", "run_schedule"]
-
-
-def _parse_now(_ctx: click.Context, _param: click.Parameter, value: str | None) -> datetime:
-    if value is None:
-        return datetime.now(UTC)
-    try:
-        return parse_time(value)
-    except ValueError as err:
-        raise click.BadParameter(str(err)) from None
-
-
-now_option = click.option(
-    "--now",
-    metavar="RFC3339",
-    callback=_parse_now,
-    help="The time to schedule at (default: now); drives tolerationSeconds and score expiry.",
-)
 
 
 def run_schedule(filenames: tuple[str, ...], recursive: bool, now: datetime) -> ScheduleResult:

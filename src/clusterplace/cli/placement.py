@@ -9,6 +9,7 @@ import click
 
 from clusterplace.cli._common import REPORT_FORMATS, filename_options, output_option
 from clusterplace.cli._schedule_run import now_option, pick, run_schedule
+from clusterplace.cli.explain_replicas import explain_replicas
 from clusterplace.errors import InputError
 from clusterplace.outputs import format_table
 from clusterplace.outputs.describe import describe as describe_text
@@ -27,7 +28,10 @@ def _scores(item: ClusterExplanation) -> str:
 
 @click.group()
 def explain() -> None:
-    """Explain scheduling decisions."""
+    """Explain scheduling decisions and replica divisions."""
+
+
+explain.add_command(explain_replicas)
 
 
 STAGES = (

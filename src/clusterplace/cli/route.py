@@ -2,20 +2,23 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import click
 
-from clusterplace.bundles import route_into
-from clusterplace.cli._common import filename_options, load
-from clusterplace.codecs import expand_sources, read_documents
-from clusterplace.codecs.loader import require_unique_identities
-from clusterplace.errors import InputError, InputErrors
-from clusterplace.federation import ANNOTATION, RoutingError
-from clusterplace.federation import route as route_objects
+from clusterplace.bundles import RoutePlan, route_into
+from clusterplace.bundles.route_dir import object_ref
+from clusterplace.cli._common import filename_options
+from clusterplace.cli._division import division_options, route_and_divide
+from clusterplace.federation import Routed
 from clusterplace.outputs import format_table
+from clusterplace.outputs.dumpers import dump_json, dump_yaml_stream
 
 __all__ = ["route"]
+
+FORMATS = ("table", "wide", "yaml", "json")
 
 
 @click.command()
@@ -36,7 +39,21 @@ __all__ = ["route"]
     type=click.Path(file_okay=False, path_type=Path),
     help="Directory to write OUT_DIR/<cluster>/<object>.yaml into.",
 )
-@click.option("--dry-run", is_flag=True, help="Print the plan; write nothing.")
+@click.option(
+    "--dry-run",
+    is_flag=True,
+    help="Print the plan, with each workload's replicas per cluster and why; write nothing.",
+)
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(FORMATS),
+    default="table",
+    show_default=True,
+    help="How the plan is printed: wide adds the replica division with its reasons and "
+    "inputs; yaml and json print it as a RoutePlan object (-o is the output directory).",
+)
+@division_options
 @click.option(
     "--force",
     is_flag=True,
@@ -57,6 +74,10 @@ def route(
     cluster_files: tuple[str, ...],
     out_dir: Path,
     dry_run: bool,
+    output_format: str,
+    observed_dir: Path | None,
+    division: str,
+    now: datetime,
     force: bool,
     lock_timeout: float,
 ) -> None:
@@ -64,31 +85,83 @@ def route(
 
     Objects without the annotation go to every cluster. Copies written by an
     earlier run whose selector no longer matches are removed; files clusterplace
-    did not write are never touched.
+    did not write are never touched. The replicas of each Deployment and ReplicaSet
+    are divided among its clusters as the Federation replica scheduler did, by its
+    replica-set-preferences or deployment-preferences annotation.
     """
-    fleet = load(cluster_files, recursive)
-    if not fleet.clusters:
+    routed, _ = route_and_divide(
+        filenames,
+        recursive,
+        cluster_files,
+        observed_dir=observed_dir,
+        division=division,
+        now=now,
         # Routing to no cluster would remove every copy an earlier run wrote.
-        raise InputError(
-            "no ManagedCluster found in the --clusters input; nothing is routed, and "
-            f"nothing in {out_dir} is removed"
-        )
-    documents = read_documents(expand_sources(filenames, recursive=recursive))
-    require_unique_identities(documents)
-    labels = {name: cluster.labels for name, cluster in fleet.clusters.items()}
-    try:
-        routed = route_objects([d.data for d in documents], labels)
-    except RoutingError as err:
-        raise InputErrors(
-            [
-                InputError(msg, documents[i].location(("metadata", "annotations", ANNOTATION)))
-                for i, msg in err.problems
-            ]
-        ) from None
+        empty_fleet="no ManagedCluster found in the --clusters input; nothing is routed, "
+        f"and nothing in {out_dir} is removed",
+    )
     plan = route_into(out_dir, routed, force=force, dry_run=dry_run, lock_timeout=lock_timeout)
+    if output_format in ("yaml", "json"):
+        data = _plan_object(routed, plan, out_dir, dry_run)
+        text = dump_yaml_stream([data]) if output_format == "yaml" else dump_json(data)
+        click.echo(text, nl=False)
+    else:
+        _print_table(routed, plan, out_dir, dry_run, wide=output_format == "wide")
+    for change in plan.changes:
+        if change.action == "keep":
+            path = out_dir / change.relpath
+            click.echo(
+                f"warning: {path}: edited by hand since clusterplace wrote it; kept as it is "
+                "(--force overwrites it)",
+                err=True,
+            )
+
+
+def _targets(item: Routed) -> str:
+    if not item.clusters:
+        return "(no cluster)"
+    if item.division is None:
+        return ", ".join(item.clusters)
+    return ", ".join(f"{c}={item.division.replicas(c)}" for c in item.clusters)
+
+
+def _count(value: int | None) -> str:
+    return "-" if value is None else str(value)
+
+
+def _replica_rows(routed: list[Routed], wide: bool) -> list[list[str]]:
+    rows: list[list[str]] = []
     for item in routed:
-        targets = ", ".join(item.clusters) or "(no cluster)"
-        click.echo(f"{item.file_name.removesuffix('.yaml')} -> {targets}")
+        if item.division is None:
+            continue
+        ref = object_ref(item.obj)
+        reasons = item.division.reasons()
+        for cluster in item.clusters:
+            row = [ref, cluster, str(item.division.replicas(cluster))]
+            if wide:
+                state = item.observed.get(cluster)
+                row += [
+                    str(item.division.plan[cluster]),
+                    str(item.division.overflow.get(cluster, 0)),
+                    _count(state.current if state else None),
+                    _count(state.capacity if state else None),
+                ]
+            rows.append([*row, reasons[cluster]])
+    return rows
+
+
+def _print_table(
+    routed: list[Routed], plan: RoutePlan, out_dir: Path, dry_run: bool, *, wide: bool
+) -> None:
+    for item in routed:
+        click.echo(f"{item.file_name.removesuffix('.yaml')} -> {_targets(item)}")
+    replicas = _replica_rows(routed, wide) if dry_run or wide else []
+    if replicas:
+        headers = ["WORKLOAD", "CLUSTER", "REPLICAS"]
+        if wide:
+            headers += ["PLAN", "OVERFLOW", "CURRENT", "CAPACITY"]
+        click.echo()
+        click.echo(format_table([*headers, "WHY"], replicas), nl=False)
     rows = [[c.action, c.cluster, c.file, c.obj] for c in plan.changes if c.action != "unchanged"]
     if rows:
         click.echo()
@@ -100,11 +173,31 @@ def route(
     )
     verb = "Dry run: would write to" if dry_run else "Wrote"
     click.echo(f"\n{verb} {out_dir}: {summary or 'nothing'}")
-    for change in plan.changes:
-        if change.action == "keep":
-            path = out_dir / change.relpath
-            click.echo(
-                f"warning: {path}: edited by hand since clusterplace wrote it; kept as it is "
-                "(--force overwrites it)",
-                err=True,
-            )
+
+
+def _plan_object(routed: list[Routed], plan: RoutePlan, out_dir: Path, dry_run: bool) -> Any:
+    objects: list[dict[str, Any]] = []
+    for item in routed:
+        entry: dict[str, Any] = {
+            "object": object_ref(item.obj),
+            "file": item.file_name,
+            "selector": item.selector,
+            "clusters": list(item.clusters),
+        }
+        if item.division is not None:
+            division = item.division.to_dict()
+            for cluster, state in item.observed.items():
+                division["clusters"][cluster]["observed"] = state.to_dict()
+            entry["replicas"] = division
+        objects.append(entry)
+    return {
+        "apiVersion": "clusterplace.io/v1alpha1",
+        "kind": "RoutePlan",
+        "outputDir": str(out_dir),
+        "dryRun": dry_run,
+        "objects": objects,
+        "changes": [
+            {"action": c.action, "cluster": c.cluster, "file": c.file, "object": c.obj}
+            for c in plan.changes
+        ],
+    }

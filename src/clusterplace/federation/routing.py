@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from clusterplace.api.registry import namespace_of
 from clusterplace.errors import ClusterplaceError
 from clusterplace.federation.cluster_selector import ANNOTATION, parse_cluster_selector
+from clusterplace.federation.observed import WorkloadState
+from clusterplace.federation.replicas import ReplicaPlan
 from clusterplace.labels import Labels, SelectorError
 
 __all__ = ["Routed", "RoutingError", "object_file_name", "route"]
@@ -16,12 +18,24 @@ __all__ = ["Routed", "RoutingError", "object_file_name", "route"]
 
 @dataclass(frozen=True)
 class Routed:
-    """One object and the clusters (sorted) it goes to."""
+    """One object and the clusters (sorted) it goes to; a Deployment or ReplicaSet also
+    carries the division of its replicas among them (``division``) and the states
+    observed in those clusters that fed it."""
 
     obj: Mapping[str, Any]
     clusters: tuple[str, ...]
     file_name: str
     selector: str | None  # canonical form of the annotation, None when absent
+    division: ReplicaPlan | None = None
+    observed: Mapping[str, WorkloadState] = field(default_factory=dict)
+
+    def copy_for(self, cluster: str) -> Mapping[str, Any]:
+        """The object as written to ``cluster``: with its share of the replicas."""
+        if self.division is None:
+            return self.obj
+        spec = dict(self.obj.get("spec") or {})
+        spec["replicas"] = self.division.replicas(cluster)
+        return {**self.obj, "spec": spec}
 
 
 class RoutingError(ClusterplaceError, ValueError):

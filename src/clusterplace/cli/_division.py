@@ -1,0 +1,107 @@
+"""What ``route`` and ``explain replicas`` share: reading manifests and the fleet,
+routing by the ClusterSelector, then dividing workloads' replicas."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from clusterplace.bundles.observed import read_observed
+from clusterplace.cli._common import load, parse_now, warn
+from clusterplace.codecs import expand_sources, read_documents
+from clusterplace.codecs.loader import Document, require_unique_identities
+from clusterplace.errors import InputError, InputErrors
+from clusterplace.federation import (
+    ANNOTATION,
+    DIVISIONS,
+    DivisionError,
+    Routed,
+    RoutingError,
+    divide_workloads,
+)
+from clusterplace.federation import route as route_objects
+
+__all__ = ["division_options", "route_and_divide"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def division_options(func: F) -> F:
+    """``--observed DIR``, ``--division`` and ``--now``."""
+    func = click.option(
+        "--now",
+        metavar="RFC3339",
+        callback=parse_now,
+        help="The time observed pods are judged at (default: now): a pod counts as "
+        "unschedulable after 60 s.",
+    )(func)
+    func = click.option(
+        "--division",
+        type=click.Choice(DIVISIONS),
+        default="upstream",
+        show_default=True,
+        help="How replicas are divided: upstream's Federation planner, or Webster "
+        "(monotonic: scaling up never takes a replica from a cluster).",
+    )(func)
+    return click.option(
+        "--observed",
+        "observed_dir",
+        type=click.Path(path_type=Path),
+        metavar="DIR",
+        help="One folder per cluster with the objects read there (kubectl get "
+        "deploy,rs,pods -o yaml): the replicas running and the capacity.",
+    )(func)
+
+
+def _route(documents: list[Document], labels: dict[str, Any]) -> list[Routed]:
+    try:
+        return route_objects([d.data for d in documents], labels)
+    except RoutingError as err:
+        raise InputErrors(
+            [
+                InputError(msg, documents[i].location(("metadata", "annotations", ANNOTATION)))
+                for i, msg in err.problems
+            ]
+        ) from None
+
+
+def route_and_divide(
+    filenames: tuple[str, ...],
+    recursive: bool,
+    cluster_files: tuple[str, ...],
+    *,
+    observed_dir: Path | None,
+    division: str,
+    now: datetime,
+    empty_fleet: str,
+) -> tuple[list[Routed], list[Document]]:
+    """Route every manifest, divide every workload's replicas, print the warnings.
+
+    ``empty_fleet`` is the error when ``--clusters`` holds no ManagedCluster. Raises
+    :class:`InputErrors` (nothing is written then) for any invalid input.
+    """
+    fleet = load(cluster_files, recursive)
+    if not fleet.clusters:
+        raise InputError(empty_fleet)
+    documents = read_documents(expand_sources(filenames, recursive=recursive))
+    require_unique_identities(documents)
+    labels = {name: cluster.labels for name, cluster in fleet.clusters.items()}
+    routed = _route(documents, labels)
+    observed = None
+    if observed_dir is not None:
+        observed, notes = read_observed(observed_dir, fleet.clusters)
+        for note in notes:
+            warn(note)
+    try:
+        routed, warnings = divide_workloads(routed, observed, now=now, division=division)
+    except DivisionError as err:
+        raise InputErrors(
+            [InputError(msg, documents[i].location(path)) for i, path, msg in err.problems]
+        ) from None
+    for warning in warnings:
+        warn(f"{documents[warning.index].location(warning.field)}: {warning.message}")
+    return routed, documents
