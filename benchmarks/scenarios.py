@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from benchmarks import fleets
+from benchmarks.controller import run_change_latency, run_cold_start
 from benchmarks.end_to_end import run_s1_e2e, run_s6_e2e
 from benchmarks.route_writes import run_route_writes
 from clusterplace import labels
@@ -267,6 +268,33 @@ SCENARIOS = [
         {"objects": 50, "clusters": 4},
         run_route_writes,
         None,
+    ),
+    Scenario(
+        "C1-cold-start",
+        "controller --hub --once: every placement scheduled and written",
+        "placements",
+        {"clusters": 5000, "placements": 10000},
+        {"clusters": 100, "placements": 100},
+        run_cold_start,
+        10.0,
+    ),
+    Scenario(
+        "C2-latency-p50",
+        "controller: a cluster label change to its files written, median",
+        "changes",
+        {"clusters": 5000, "placements": 5000, "changes": 40},
+        {"clusters": 100, "placements": 100, "changes": 5},
+        run_change_latency,
+        None,
+    ),
+    Scenario(
+        "C2-latency-p99",
+        "the same, 99th percentile",
+        "changes",
+        {"clusters": 5000, "placements": 5000, "changes": 40},
+        {"clusters": 100, "placements": 100, "changes": 5},
+        lambda size: run_change_latency(size, 0.99),
+        0.1,
     ),
     Scenario(
         "S5-matches",

@@ -28,7 +28,8 @@ def _temporary(path: Path) -> Path:
 
 def write_atomic(path: Path, text: str) -> None:
     """Replace ``path`` with ``text`` in one rename (parent folders made as needed)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    if not path.parent.is_dir():
+        path.parent.mkdir(parents=True, exist_ok=True)
     temporary = _temporary(path)
     try:
         with temporary.open("w", encoding="utf-8") as handle:
