@@ -9,10 +9,11 @@ construction).
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections import defaultdict
 from datetime import datetime
 
-from clusterplace.api import Fleet, KubeObject, Placement, PlacementDecision
+from clusterplace.api import AddOnPlacementScore, Fleet, KubeObject, Placement, PlacementDecision
 from clusterplace.api.placement import PLACEMENT_LABEL
 from clusterplace.controller.changes import Change, Key
 from clusterplace.scheduling.snapshot import Snapshot
@@ -27,6 +28,7 @@ class HubState:
         self.fleet = Fleet() if fleet is None else fleet.copy()
         self._snapshot: Snapshot | None = None
         self._moment: datetime | None = None
+        self._expiries: dict[str, list[datetime]] = {}  # score validUntil times, by resource
         self._owned: dict[Key, set[Key]] = defaultdict(set)  # placement -> its decisions
         for pd in self.fleet.decisions.values():
             self._own(pd, +1)
@@ -57,6 +59,19 @@ class HubState:
         owners = {owner for owner, decisions in self._owned.items() if decisions and owner[1]}
         return sorted(owners.union(self.fleet.placements))
 
+    def next_expiry(self, resource: str, now: datetime) -> datetime | None:
+        """The earliest ``validUntil`` at or after ``now`` among the AddOnPlacementScores
+        of ``resource`` (their name), or None."""
+        times = self._expiries.get(resource)
+        if times is None:
+            times = self._expiries[resource] = sorted(
+                score.status.valid_until
+                for (_, name), score in self.fleet.scores.items()
+                if name == resource and score.status and score.status.valid_until
+            )
+        at = bisect_left(times, now)
+        return times[at] if at < len(times) else None
+
     def get(self, obj: KubeObject) -> KubeObject | None:
         return self.fleet.get(obj)
 
@@ -70,6 +85,8 @@ class HubState:
             self.fleet.remove(obj)
         else:
             self.fleet.add(change.new)
+        if isinstance(obj, AddOnPlacementScore):
+            self._expiries.pop(obj.name, None)
         if isinstance(obj, PlacementDecision):
             self._decision_changed(old, change.new)
         elif not isinstance(obj, Placement):

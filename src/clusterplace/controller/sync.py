@@ -159,13 +159,8 @@ def _score_expiry(state: HubState, placement: Placement, now: datetime) -> timed
     """Time until the next add-on score the placement ranks by expires: then its result
     changes (a Warning), which upstream sees only at the next unrelated trigger."""
     resources = addon_resources(placement)
-    if not resources:
-        return None
-    soonest: datetime | None = None
-    for (_, name), score in state.fleet.scores.items():
-        until = score.status.valid_until if score.status else None
-        if name in resources and until is not None and until >= now:
-            soonest = until if soonest is None else min(soonest, until)
+    found = [state.next_expiry(resource, now) for resource in resources]
+    soonest = min((t for t in found if t is not None), default=None)
     # A score expires once the time is *past* validUntil: look just after it.
     return None if soonest is None else soonest - now + _JUST_AFTER
 
