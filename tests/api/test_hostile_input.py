@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import os
 import subprocess
 import sys
@@ -113,6 +114,45 @@ def test_deep_nesting_is_refused_before_any_parser_recurses(depth: int, style: s
         text = '{"a":' * depth + "1" + "}" * depth
     (problem,) = _problems(text, "in.json" if style == "json" else "in.yaml")
     assert f"nested more than {MAX_DEPTH} levels deep" in problem
+
+
+def test_deep_json_is_located_at_its_line() -> None:
+    text = '{"apiVersion": "v1", "kind": "ConfigMap",\n "metadata": {"name": "x"},\n "data": '
+    (problem,) = _problems(text + "[" * 300 + "]" * 300 + "}", "in.json")
+    assert problem.startswith(f"in.json:3: nested more than {MAX_DEPTH} levels deep"), problem
+
+
+def test_json_inside_values_is_bounded_too(tmp_path: Path) -> None:
+    """A cluster-selector annotation, the route index and the journal are JSON that
+    the input controls: too deep is a located error, never a RecursionError."""
+    deep = "[" * 100_000 + "]" * 100_000
+    annotation = "federation.alpha.kubernetes.io/cluster-selector"
+    manifest = tmp_path / "cm.json"
+    manifest.write_text(
+        json.dumps(
+            {
+                "apiVersion": "v1",
+                "kind": "ConfigMap",
+                "metadata": {"name": "x", "namespace": "a", "annotations": {annotation: deep}},
+            }
+        )
+    )
+    fleet = str(Path(__file__).resolve().parents[2] / "examples" / "fleet")
+    out = tmp_path / "out"
+    code, err = _cli("route", "-f", str(manifest), "--clusters", fleet, "-o", str(out))
+    assert code == 1 and "ConfigMap/a/x" in err and "nested more than 128 levels deep" in err
+    assert not out.exists()
+    manifest = tmp_path / "cm.yaml"
+    manifest.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x, namespace: a}\n")
+    for name, message in [
+        (".clusterplace-route.json", "is not a clusterplace route index"),
+        (".clusterplace-journal.json", "not a clusterplace journal"),
+    ]:
+        out.mkdir(exist_ok=True)
+        (out / name).write_text(deep)
+        code, err = _cli("route", "-f", str(manifest), "--clusters", fleet, "-o", str(out))
+        assert code == 1 and message in err, err
+        (out / name).unlink()
 
 
 def test_nesting_up_to_the_limit_is_fine() -> None:

@@ -118,3 +118,20 @@ def test_no_resources_found_alike_in_every_format(run, args, output):
     else:
         assert result.stdout == ""
         assert result.stderr.startswith("No resources found")
+
+
+@pytest.mark.parametrize("output", ["table", "wide", "yaml", "json"])
+def test_schedule_of_nothing_says_so_like_get(run, tmp_path, output):
+    empty = tmp_path / "empty.yaml"
+    empty.write_text("")
+    result = run("schedule", "-f", str(empty), "-o", output)
+    assert result.code == 0
+    if output in ("yaml", "json"):
+        assert yaml.safe_load(result.stdout) == {
+            "apiVersion": "v1",
+            "kind": "List",
+            "items": [],
+            "metadata": {"resourceVersion": ""},
+        }
+    else:
+        assert (result.stdout, result.stderr) == ("", "No resources found\n")

@@ -99,6 +99,17 @@ def test_a_hook_manifest_with_a_bad_name_writes_nothing(run: Run, tmp_path: Path
     assert 'metadata.name: Invalid value: "../../../esc"' in result.stdout + result.stderr
     assert not out.exists() or _files(out) == []
     assert not (tmp_path / "esc.yaml").exists()
+    for strict in ((), ("--strict",)):  # validate-module reads hook manifests as apply does
+        checked = run("validate-module", str(module), *strict)
+        assert checked.code == 1
+        assert "cm.yaml:3: ConfigMap/../../../esc: metadata.name: Invalid value" in checked.stderr
+
+
+def test_validate_module_warns_of_a_hook_path_that_is_not_there(run: Run, tmp_path: Path) -> None:
+    module = _module(tmp_path, hook="hooks/later.yaml")
+    result = run("validate-module", str(module))
+    assert result.code == 0
+    assert "warning: hook path hooks/later.yaml does not exist" in result.stderr
 
 
 def test_the_output_store_refuses_a_symlink_that_leads_out(tmp_path: Path) -> None:

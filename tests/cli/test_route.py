@@ -172,3 +172,29 @@ def test_a_cluster_cannot_be_named_like_a_control_file(run, tmp_path):
     )
     assert result.code == 1 and "RFC 1123 label" in result.stderr
     assert not (tmp_path / "o").exists()
+
+
+def test_a_cluster_that_gets_nothing_any_more_keeps_no_folder(run, tmp_path):
+    """Removing a cluster's last copy removes its folder too: the folder then looks as
+    a clean run to the new fleet leaves it."""
+    manifests, fleet, out = tmp_path / "m", tmp_path / "fleet.yaml", tmp_path / "out"
+    manifests.mkdir()
+    _manifest(
+        manifests / "cm.yaml", "settings", [{"key": "env", "operator": "In", "values": ["a"]}]
+    )
+    cluster = "apiVersion: cluster.open-cluster-management.io/v1\nkind: ManagedCluster\n"
+    fleet.write_text(
+        f"{cluster}metadata: {{name: one, labels: {{env: a}}}}\n---\n"
+        f"{cluster}metadata: {{name: two, labels: {{env: a}}}}\n"
+    )
+    args = ("route", "-f", str(manifests), "--clusters", str(fleet), "-o", str(out))
+    assert run(*args).code == 0
+    assert sorted(p.name for p in out.iterdir() if p.is_dir()) == ["one", "two"]
+    fleet.write_text(fleet.read_text().replace("two, labels: {env: a}", "two, labels: {env: b}"))
+    result = run(*args)
+    assert result.code == 0, result.stderr
+    assert sorted(p.name for p in out.iterdir() if p.is_dir()) == ["one"]
+    clean = tmp_path / "clean"
+    assert run(*args[:-1], str(clean)).code == 0
+    assert _tree(out).keys() == _tree(clean).keys()
+    assert {p.name for p in out.iterdir()} == {p.name for p in clean.iterdir()}

@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import tempfile
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from clusterplace.defkit import (
     ComponentDefinition,
@@ -558,6 +564,15 @@ def test_a_cue_file_written_by_gen_module_applies_the_same_definition(tmp_path: 
             "  hooks:\n    pre-apply:\n      - {script: 'true', timeout: 25h}\n",
             'timeout "25h" must be more than 0 and at most 24h',
         ),
+        (
+            "  hooks:\n    pre-apply:\n      - {optional: true}\n",
+            "spec.hooks.pre-apply[0]: a hook needs a path (manifests) or a script",
+        ),
+        (
+            "  hooks:\n    post-apply:\n      - {path: x, script: 'true'}\n",
+            "spec.hooks.post-apply[0]: a hook has a path or a script, not both",
+        ),
+        ("  hooks:\n    pre-apply:\n      - {script: ' '}\n", "a hook's script is empty"),
     ],
 )
 def test_module_yaml_typos_are_refused(tmp_path: Path, body: str, message: str) -> None:
@@ -569,3 +584,105 @@ def test_exit_in_a_definition_file_is_a_located_error(tmp_path: Path) -> None:
     root = _make(tmp_path, {"components/x.py": "import sys\n\nsys.exit(0)\n"})
     error = _load_error(root)
     assert error.startswith(f"{root / 'components' / 'x.py'}:3: the file called exit(0)")
+
+
+def test_a_base_exception_in_a_definition_file_is_a_located_error(tmp_path: Path) -> None:
+    root = _make(tmp_path, {"components/x.py": "\nraise BaseException('odd')\n"})
+    assert _load_error(root) == f"{root / 'components' / 'x.py'}:2: BaseException: odd"
+
+
+def test_a_definition_file_cannot_make_the_loader_lose_definitions(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file that changes the working directory would make every later relative path
+    find nothing, so definitions of later folders vanished without a word."""
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    _make(
+        tmp_path / "mod",
+        {
+            "components/a.py": f"import os\nos.chdir({str(outside)!r})\n"
+            + COMPONENT.format(name="web"),
+            "traits/t.py": _REGISTER.format(kind="trait", name="gpu"),
+        },
+    )
+    monkeypatch.chdir(tmp_path)
+    module = load_module("mod")  # relative, as a user types it
+    assert [d.definition.name for d in module.definitions] == ["web", "gpu"]
+    assert Path.cwd() == tmp_path
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda p: p.mkdir(), "is a directory, not a regular file"),
+        (lambda p: os.mkfifo(p), "is a pipe, socket or device, not a regular file"),
+        (lambda p: p.symlink_to("/dev/zero"), "is a pipe, socket or device, not a regular file"),
+        (lambda p: p.symlink_to(p.parent / "gone"), "dangling symlink"),
+    ],
+)
+@pytest.mark.parametrize("name", ["components/x.py", "components/x.cue", "module.yaml"])
+def test_module_files_must_be_regular_files(
+    tmp_path: Path, make: Callable[[Path], None], message: str, name: str
+) -> None:
+    """Never read for ever (a FIFO, /dev/zero) nor crash (a folder named x.cue)."""
+    (tmp_path / "components").mkdir()
+    make(tmp_path / name)
+    assert _load_error(tmp_path).startswith(f"{tmp_path / name}: {message}")
+
+
+def test_a_module_path_with_a_comma_is_one_path(tmp_path: Path) -> None:
+    root = _make(tmp_path / "a,b", {"module.yaml": HEAD + "  description: d\n"})
+    assert load_module(root).metadata is not None
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "line"),
+    [
+        (
+            "components/x.py",
+            "from clusterplace import defkit\n\ndefkit.register(defkit.component('Web'))\n",
+            3,
+        ),
+        ("components/x.cue", '// a comment\n\n"Web": {\n\ttype: "component"\n}\n', 3),
+    ],
+)
+def test_an_invalid_definition_name_is_located(
+    tmp_path: Path, name: str, text: str, line: int
+) -> None:
+    root = _make(tmp_path, {name: text})
+    assert _load_error(root).startswith(
+        f'{root / name}:{line}: ComponentDefinition name "Web" is invalid: a lowercase RFC 1123'
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            '"x": {\n\ttype: "component"\n\tattributes: '
+            + "{a: " * 5000
+            + "1"
+            + "}" * 5000
+            + "\n}\n",
+            ":3: cannot read CUE: nested more than 128 levels deep",
+        ),
+        ('"a\\q": {\n\ttype: "component"\n}\n', ':1: cannot read CUE: invalid string label "a\\q"'),
+    ],
+)
+def test_odd_cue_is_a_located_error(tmp_path: Path, text: str, message: str) -> None:
+    root = _make(tmp_path, {"components/x.cue": text})
+    assert _load_error(root).startswith(f"{root / 'components' / 'x.cue'}{message}")
+
+
+_cueish = st.text(alphabet=st.sampled_from('"ab:{}[]()\\ \n\t/,'), max_size=200)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_cueish)
+def test_any_cue_like_text_loads_or_is_an_input_error(text: str) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        (Path(folder) / "components").mkdir()
+        (Path(folder) / "components" / "x.cue").write_text(text)
+        with contextlib.suppress(InputError):
+            load_module(folder)

@@ -30,11 +30,14 @@ MODULE = str(ROOT / "examples" / "my-platform")
 CLI = [str(Path(sys.executable).parent / "clusterplace")]
 
 
-def tree(folder: Path) -> dict[str, bytes]:
+def tree(folder: Path) -> dict[str, bytes | None]:
+    """Every file with its bytes, and every folder (``None``): a leftover empty folder
+    is a difference too."""
     if not folder.exists():
         return {}
     return {
-        str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()
+        str(p.relative_to(folder)): p.read_bytes() if p.is_file() else None
+        for p in sorted(folder.rglob("*"))
     }
 
 
@@ -47,7 +50,7 @@ def route_args(out: Path, manifests: str = MANIFESTS) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def clean_route(tmp_path_factory: pytest.TempPathFactory) -> dict[str, bytes]:
+def clean_route(tmp_path_factory: pytest.TempPathFactory) -> dict[str, bytes | None]:
     out = tmp_path_factory.mktemp("clean") / "out"
     assert cli(*route_args(out)).returncode == 0
     return tree(out)
@@ -76,7 +79,7 @@ def changed_manifests(tmp_path_factory: pytest.TempPathFactory) -> str:
 @given(die_at=st.integers(1, 400), second=st.booleans())
 def test_a_run_killed_at_any_call_converges_on_re_run(
     tmp_path_factory: pytest.TempPathFactory,
-    clean_route: dict[str, bytes],
+    clean_route: dict[str, bytes | None],
     changed_manifests: str,
     die_at: int,
     second: bool,
@@ -94,8 +97,39 @@ def test_a_run_killed_at_any_call_converges_on_re_run(
     assert not any(TEMP_PREFIX in name or JOURNAL_NAME in name for name in tree(out))
 
 
+@pytest.fixture(scope="module")
+def wider_fleet(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The example fleet and one more cluster: a run to it makes a folder that a run
+    to the example fleet alone must not leave behind."""
+    folder = tmp_path_factory.mktemp("wider")
+    for path in sorted(Path(FLEET).iterdir()):
+        shutil.copy(path, folder / path.name)
+    (folder / "zz-extra.yaml").write_text(
+        "apiVersion: cluster.open-cluster-management.io/v1\nkind: ManagedCluster\n"
+        "metadata: {name: zz-extra}\n"
+    )
+    return str(folder)
+
+
+@settings(max_examples=15, deadline=None)
+@given(die_at=st.integers(1, 400))
+def test_a_killed_run_leaves_no_folder_a_clean_run_would_not_have(
+    tmp_path_factory: pytest.TempPathFactory,
+    clean_route: dict[str, bytes | None],
+    wider_fleet: str,
+    die_at: int,
+) -> None:
+    out = tmp_path_factory.mktemp("killed") / "out"
+    wider = ["route", "-f", MANIFESTS, "--clusters", wider_fleet, "-o", str(out)]
+    killed = run_with_fault(wider, die_at=die_at)
+    assert killed.returncode in (0, 137), killed.stderr
+    again = cli(*route_args(out))  # without the extra cluster
+    assert again.returncode == 0, again.stderr
+    assert tree(out) == clean_route  # no zz-extra/, not even empty
+
+
 def test_a_killed_run_leaves_the_old_or_the_new_folder_never_a_mix(
-    tmp_path: Path, clean_route: dict[str, bytes], changed_manifests: str
+    tmp_path: Path, clean_route: dict[str, bytes | None], changed_manifests: str
 ) -> None:
     out = tmp_path / "out"
     assert cli(*route_args(out, changed_manifests)).returncode == 0
@@ -117,7 +151,7 @@ def test_a_killed_run_leaves_the_old_or_the_new_folder_never_a_mix(
 
 
 def test_a_second_run_waits_for_the_lock_or_fails_clearly(
-    tmp_path: Path, clean_route: dict[str, bytes]
+    tmp_path: Path, clean_route: dict[str, bytes | None]
 ) -> None:
     out = tmp_path / "out"
     out.mkdir()
@@ -238,7 +272,7 @@ def test_a_nul_in_a_path_is_an_output_error(tmp_path: Path) -> None:
 
 
 def test_leftovers_of_an_unfinished_run_are_removed(
-    tmp_path: Path, clean_route: dict[str, bytes]
+    tmp_path: Path, clean_route: dict[str, bytes | None]
 ) -> None:
     out = tmp_path / "out"
     (out / "eu-west").mkdir(parents=True)

@@ -60,7 +60,12 @@ def test_the_runtime_budget_spans_a_clusters_expressions() -> None:
     ("expression", "fragment"),
     [
         ('semver("v1.29.7").major() == 1', "failed: semver: could not parse 'v1.29.7' as semver"),
-        ('managedCluster.metadata.labels["nope"] == "x"', "failed: "),
+        ('managedCluster.metadata.labels["nope"] == "x"', "failed: no such key: nope"),
+        ('{"a": 1}["b"] == 1', "failed: no such key: b"),
+        (
+            'parseJSON("' + "[" * 5000 + "]" * 5000 + '") == []',
+            "failed: parseJSON: nested more than 128 levels deep",
+        ),
         ("managedCluster.metadata.name", "is not a boolean but str 'c1'"),
         ("1 == 2", "is false"),
         ("managedCluster.scores('missing').all(e, e.value > 0)", "failed: "),

@@ -95,6 +95,18 @@ class Hook(_Lenient):
             raise ValueError(f"timeout {_quote(text)} must be more than 0 and at most 24h")
         return text
 
+    @model_validator(mode="after")
+    def _one_action(self) -> Hook:
+        # A hook does one thing: with neither it would fail only when run, and with both
+        # the script would be skipped without a word. Refused at load instead.
+        if self.path is not None and self.script is not None:
+            raise ValueError("a hook has a path or a script, not both")
+        if self.path is None and self.script is None:
+            raise ValueError("a hook needs a path (manifests) or a script (run with sh -c)")
+        if not (self.path or self.script or "").strip():
+            raise ValueError(f"a hook's {'path' if self.path is not None else 'script'} is empty")
+        return self
+
 
 class Hooks(_Lenient):
     pre_apply: list[Hook] | None = Field(default=None, alias="pre-apply")

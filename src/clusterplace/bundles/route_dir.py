@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from clusterplace import jsontext
 from clusterplace.errors import InputError, InputErrors, Location
 from clusterplace.federation import Routed
 from clusterplace.outputs import FileTransaction, OutputError, open_output
@@ -79,7 +80,7 @@ def _parse_index(out_dir: Path, text: str | None) -> dict[str, dict[str, str]]:
     if text is None:
         return {}
     try:
-        data = json.loads(text)
+        data = jsontext.loads(text)
         files = data["files"]
         if data.get("kind") != INDEX_KIND or not isinstance(files, dict):
             raise ValueError

@@ -17,6 +17,7 @@ from clusterplace.cli._common import (
 )
 from clusterplace.codecs import expand_sources, load_fleet
 from clusterplace.defkit.apply import CONFLICT_STRATEGIES, ApplyOptions, apply_module
+from clusterplace.defkit.hooks import check_hook_manifests
 from clusterplace.defkit.module import TYPE_DIRS, load_module
 from clusterplace.defkit.plan import plan
 from clusterplace.defkit.stores import DefinitionStore, DirectoryStore, MemoryStore
@@ -43,7 +44,7 @@ _TYPES = ("component", "trait", "policy", "workflow-step")
 def validate_module(directory: str, strict: bool) -> None:
     """Load a module and check its definitions and placement."""
     module = load_module(directory)
-    for warning in module.warnings:
+    for warning in module.warnings + check_hook_manifests(module.path, module.hooks()):
         warn(warning)
     errors: list[str] = []
     for loaded in module.definitions:

@@ -13,6 +13,8 @@ from clusterplace.cli._common import REPORT_FORMATS, filename_options, output_op
 from clusterplace.cli._schedule_run import now_option, run_schedule
 from clusterplace.collector import collector_paused
 from clusterplace.outputs import format_table
+from clusterplace.outputs.dumpers import dump_yaml_stream
+from clusterplace.outputs.printers import as_json_list
 from clusterplace.outputs.serialize import dump_json_list, dump_yaml_documents
 from clusterplace.scheduling import PlacementResult
 
@@ -93,11 +95,12 @@ def schedule_command(
     if output in ("yaml", "json"):
         # Many short-lived containers and no cycles: the collector would only rescan.
         with collector_paused():
-            text = (
-                dump_yaml_documents(_objects(placements))
-                if output == "yaml"
-                else dump_json_list(_models(placements))
-            )
+            if output == "json":
+                text = dump_json_list(_models(placements))
+            elif placements:
+                text = dump_yaml_documents(_objects(placements))
+            else:  # as every yaml output: an empty List, never nothing at all
+                text = dump_yaml_stream([as_json_list([])])
         click.echo(text, nl=False)
     elif not placements:
         click.echo("No resources found", err=True)

@@ -21,7 +21,14 @@ from typing import BinaryIO
 
 from clusterplace.errors import InputError, Location
 
-__all__ = ["MAX_INPUT_BYTES", "Source", "expand_sources", "max_input_bytes", "read_source"]
+__all__ = [
+    "MAX_INPUT_BYTES",
+    "Source",
+    "expand_sources",
+    "max_input_bytes",
+    "read_regular_file",
+    "read_source",
+]
 
 EXTENSIONS = (".yaml", ".yml", ".json")
 MAX_INPUT_BYTES = 256 * 1024 * 1024  # all inputs of one command together
@@ -118,6 +125,26 @@ def _read_file(path: Path, budget: _Budget) -> Source:
             return read_source(handle, name, budget)
     except OSError as err:
         raise InputError(f"cannot read: {err.strerror}", Location(file=name)) from None
+
+
+def read_regular_file(path: Path) -> Source:
+    """One named file that must be a regular file (symlinks followed), such as a module's
+    ``module.yaml`` or a definition file, read as :func:`read_source` reads any input.
+    A directory, pipe or device is refused before it is opened: reading a FIFO would
+    block, and a device such as ``/dev/zero`` never ends."""
+    name = str(path)
+    try:
+        info = path.stat()
+    except OSError as err:
+        if path.is_symlink():
+            raise InputError(
+                f"dangling symlink (to {str(path.readlink())!r})", Location(file=name)
+            ) from None
+        raise InputError(f"cannot read: {err.strerror}", Location(file=name)) from None
+    if not stat.S_ISREG(info.st_mode):
+        what = "a directory" if stat.S_ISDIR(info.st_mode) else "a pipe, socket or device"
+        raise InputError(f"is {what}, not a regular file", Location(file=name))
+    return _read_file(path, _Budget())
 
 
 def _read_stdin(budget: _Budget, stdin_text: str | None) -> Source:

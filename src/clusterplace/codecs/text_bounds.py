@@ -19,6 +19,7 @@ from typing import Any
 import yaml
 
 from clusterplace.errors import ClusterplaceError
+from clusterplace.jsontext import MAX_DEPTH  # one bound for every nesting
 
 __all__ = [
     "MAX_ALIAS_NODES",
@@ -28,7 +29,6 @@ __all__ = [
     "json_depth_limited",
 ]
 
-MAX_DEPTH = 128  # nesting levels of mappings and sequences
 MAX_ALIAS_NODES = 100_000  # nodes that aliases may add when expanded
 
 # A flow collection never crosses a document marker line, so counting flow openers per

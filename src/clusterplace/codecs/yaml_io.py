@@ -13,6 +13,7 @@ from typing import Any
 
 import yaml
 
+from clusterplace import jsontext
 from clusterplace.codecs import fast_yaml, text_bounds
 from clusterplace.errors import ClusterplaceError
 
@@ -130,6 +131,10 @@ def _load_json_stream(text: str) -> list[Any]:
         except ValueError as err:  # a duplicate key
             line = text.count("\n", 0, pos) + 1
             raise TextError(f"invalid JSON: {err}", line) from None
+        except RecursionError:  # the decoder's own bound (json_depth_limited): say where
+            at = jsontext.too_deep_at(text, pos)
+            line = text.count("\n", 0, pos if at is None else at) + 1
+            raise TextError(f"nested more than {jsontext.MAX_DEPTH} levels deep", line) from None
         values.append(value)
 
 

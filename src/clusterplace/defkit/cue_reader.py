@@ -3,7 +3,9 @@
 A definition file is ``"<name>": { type: ..., attributes: ... }`` plus
 ``template: { ... }``. This reader splits top-level fields, returns each struct's
 body text, and reads nested fields whose values are string literals or structs; it
-is not a CUE evaluator (expressions are skipped).
+is not a CUE evaluator (expressions are skipped). Nesting is bounded as in manifests
+(:data:`~clusterplace.jsontext.MAX_DEPTH`), so that reading struct bodies, which
+recurses, never meets a file nested thousands of levels deep.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import re
 from typing import Any
 
 from clusterplace.errors import ClusterplaceError
+from clusterplace.jsontext import MAX_DEPTH
 
 __all__ = ["CueReadError", "read_struct", "top_level_blocks"]
 
@@ -73,6 +76,8 @@ def _value_end(text: str, i: int) -> int:
             continue
         if ch in "{[(":
             depth += 1
+            if depth > MAX_DEPTH:  # every read of a value goes through here first
+                raise CueReadError(f"nested more than {MAX_DEPTH} levels deep", i)
         elif ch in "}])":
             depth -= 1
             if depth < 0:
@@ -103,7 +108,10 @@ def _fields(text: str, start: int, end: int) -> list[tuple[str, int, int]]:
             i = _skip_space(text, _value_end(text, i) + 1)
             continue
         raw = m.group(1)
-        label = json.loads(raw) if raw.startswith('"') else raw
+        try:
+            label = json.loads(raw) if raw.startswith('"') else raw
+        except json.JSONDecodeError as err:
+            raise CueReadError(f"invalid string label {raw[:80]}: {err.msg}", i) from None
         value_start = m.end()
         value_end = _value_end(text, value_start)
         out.append((label, value_start, value_end))

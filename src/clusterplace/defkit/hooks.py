@@ -14,14 +14,14 @@ from pathlib import Path
 from clusterplace.api import Hook
 from clusterplace.api.module import MAX_HOOK_TIMEOUT
 from clusterplace.codecs import expand_sources, read_documents
-from clusterplace.codecs.loader import require_unique_identities
+from clusterplace.codecs.loader import Document, require_unique_identities
 from clusterplace.defkit.script_runner import run_script
 from clusterplace.defkit.stores import DefinitionStore
 from clusterplace.durations import DurationError, parse_go_duration
 from clusterplace.errors import ClusterplaceError
 from clusterplace.safepath import resolve_inside
 
-__all__ = ["HookError", "HookResult", "run_hooks"]
+__all__ = ["HookError", "HookResult", "check_hook_manifests", "run_hooks"]
 
 DEFAULT_TIMEOUT = 300.0
 
@@ -97,14 +97,39 @@ def run_hooks(
     return result
 
 
+def _manifests(path: Path) -> list[Document]:
+    """The objects of a ``path`` hook: checked like any input (names, metadata,
+    duplicates), since they go into a store (a directory, or a cluster)."""
+    documents = read_documents(expand_sources([str(path)], recursive=True))
+    require_unique_identities(documents)
+    return documents
+
+
+def check_hook_manifests(module_dir: Path, hooks: Sequence[Hook]) -> list[str]:
+    """Read the manifests of every ``path`` hook, as ``apply-module`` will, so that
+    ``validate-module`` finds a bad object before anything runs. Raises the input's
+    error; returns warnings for paths that do not exist (yet: a script hook may make
+    them)."""
+    warnings = []
+    for hook in hooks:
+        if hook.path is None:
+            continue
+        target = resolve_inside(module_dir, hook.path, what="hook path")
+        if not target.exists():
+            warnings.append(
+                f"hook path {hook.path} does not exist (apply-module fails unless "
+                "a script hook creates it first)"
+            )
+            continue
+        _manifests(target)
+    return warnings
+
+
 def _apply_path(path: Path, store: DefinitionStore, namespace: str) -> tuple[int, int]:
     if not path.exists():
         raise HookError(f"{path} does not exist")
     created = updated = 0
-    documents = read_documents(expand_sources([str(path)], recursive=True))
-    # The objects go into a store (a directory, or a cluster): checked like any input.
-    require_unique_identities(documents)
-    for doc in documents:
+    for doc in _manifests(path):
         obj = dict(doc.data)
         meta = dict(obj.get("metadata") or {})
         meta.setdefault("namespace", namespace)

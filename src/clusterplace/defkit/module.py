@@ -7,17 +7,20 @@ directory order, then name order; errors name the file and line.
 
 from __future__ import annotations
 
-import runpy
+import contextlib
+import os
 import sys
 import traceback
+import types
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from clusterplace.api import DefinitionModule
-from clusterplace.api.metadata import quote
+from clusterplace.api import DefinitionModule, Hook
 from clusterplace.api.module import PlacementCondition
-from clusterplace.codecs import decode, expand_sources, read_documents
+from clusterplace.codecs import decode, read_documents
 from clusterplace.codecs.loader import Document
+from clusterplace.codecs.sources import read_regular_file
 from clusterplace.defkit.cue_reader import CueReadError, read_struct, top_level_blocks
 from clusterplace.defkit.definitions import (
     ComponentDefinition,
@@ -26,9 +29,8 @@ from clusterplace.defkit.definitions import (
     TraitDefinition,
     WorkflowStepDefinition,
 )
-from clusterplace.defkit.registry import DefinitionError, collecting
+from clusterplace.defkit.registry import DefinitionError, collecting, name_problem
 from clusterplace.errors import InputError, InputErrors, Location
-from clusterplace.labels.validation import dns1123_subdomain_errors
 from clusterplace.placement import LabelCondition, PlacementSpec
 from clusterplace.safepath import resolve_inside
 
@@ -64,6 +66,13 @@ class Module:
     def name(self) -> str:
         return self.metadata.name if self.metadata else self.path.name
 
+    def hooks(self) -> list[Hook]:
+        """Every hook of ``spec.hooks``, pre-apply then post-apply."""
+        hooks = self.metadata.spec.hooks if self.metadata else None
+        if hooks is None:
+            return []
+        return [*(hooks.pre_apply or []), *(hooks.post_apply or [])]
+
     def count(self, definition_type: str) -> int:
         return sum(1 for d in self.definitions if definition_type == d.definition.TYPE)
 
@@ -82,9 +91,9 @@ def module_placement(metadata: DefinitionModule | None) -> PlacementSpec:
 
 def _load_metadata(path: Path, warnings: list[str]) -> DefinitionModule | None:
     module_yaml = path / "module.yaml"
-    if not module_yaml.exists():
+    if not module_yaml.exists() and not module_yaml.is_symlink():
         return None
-    documents = read_documents(expand_sources([str(module_yaml)]))
+    documents = read_documents([read_regular_file(module_yaml)])
     if len(documents) != 1:
         raise InputError("must hold exactly one DefinitionModule", Location(file=str(module_yaml)))
     loaded = decode(documents, keep_unknown=True)
@@ -125,11 +134,47 @@ def _error_line(err: BaseException, file: Path) -> int | None:
     return frames[-1].lineno if frames else None
 
 
+def _run_python(file: Path, text: str) -> None:
+    """Run a definition file's ``text`` as ``runpy.run_path`` would (a module of its
+    own, registered while it runs), but from text read within the input bounds, so that
+    a FIFO or ``/dev/zero`` named ``*.py`` is refused instead of read for ever."""
+    code = compile(text, str(file), "exec", dont_inherit=True)
+    name = f"clusterplace_module_{file.stem}"
+    module = types.ModuleType(name)
+    module.__file__ = str(file)
+    previous = sys.modules.get(name)
+    sys.modules[name] = module
+    try:
+        exec(code, module.__dict__)
+    finally:
+        if previous is None:
+            sys.modules.pop(name, None)
+        else:
+            sys.modules[name] = previous
+
+
+@contextlib.contextmanager
+def _process_state_kept() -> Iterator[None]:
+    """Undo what a definition file may change for the whole process and that would
+    silently break the rest of the run: the working directory (relative module paths
+    would then find nothing), the recursion limit, and standard output and error."""
+    cwd = Path.cwd()
+    limit = sys.getrecursionlimit()
+    streams = (sys.stdout, sys.stderr)
+    try:
+        yield
+    finally:
+        os.chdir(cwd)
+        sys.setrecursionlimit(limit)
+        sys.stdout, sys.stderr = streams
+
+
 def _load_python(file: Path) -> list[Definition]:
-    with collecting() as registered:
+    text = read_regular_file(file).text
+    with collecting() as registered, _process_state_kept():
         sys.path.insert(0, str(file.parent))
         try:
-            runpy.run_path(str(file), run_name=f"clusterplace_module_{file.stem}")
+            _run_python(file, text)
         except DefinitionError as err:
             raise InputError(
                 str(err), Location(file=str(file), line=_error_line(err, file))
@@ -140,7 +185,9 @@ def _load_python(file: Path) -> list[Definition]:
                 "only defines definitions",
                 Location(file=str(file), line=_error_line(err, file)),
             ) from None
-        except Exception as err:  # the user's code: report where it failed, no traceback
+        except KeyboardInterrupt:
+            raise  # Ctrl-C, or as good as: stop as for Ctrl-C
+        except BaseException as err:  # the user's code: report where it failed, no traceback
             message = f"{type(err).__name__}: {err}"
             raise InputError(
                 message, Location(file=str(file), line=_error_line(err, file))
@@ -151,8 +198,7 @@ def _load_python(file: Path) -> list[Definition]:
 
 
 def _load_cue(file: Path, expected: type[Definition]) -> Definition:
-    (source,) = expand_sources([str(file)])
-    text = source.text
+    text = read_regular_file(file).text
     where = Location(file=str(file))
     try:
         blocks = top_level_blocks(text)
@@ -176,6 +222,10 @@ def _load_cue(file: Path, expected: type[Definition]) -> Definition:
             Location(file=str(file), line=line),
         )
     definition: Definition = cls(name)
+    problem = name_problem(definition)
+    if problem:
+        label_at = text.rfind(":", 0, at)  # the block's label ends just before its value
+        raise InputError(problem, Location(file=str(file), line=text.count("\n", 0, label_at) + 1))
     definition.raw_cue(text)
     if isinstance(header.get("description"), str):
         definition.description(header["description"])
@@ -199,7 +249,13 @@ def load_module(path: str | Path) -> Module:
         folder = root / directory
         if not folder.is_dir():
             continue
-        for file in sorted(folder.iterdir()):
+        try:
+            files = sorted(folder.iterdir())
+        except OSError as err:
+            raise InputError(
+                f"cannot read directory: {err.strerror}", Location(file=str(folder))
+            ) from None
+        for file in files:
             if file.name.startswith(("_", ".")) or file.suffix not in (".py", ".cue"):
                 continue
             try:
@@ -207,17 +263,7 @@ def load_module(path: str | Path) -> Module:
             except InputError as err:
                 problems.append(err)
                 continue
-            for definition in found:
-                reasons = dns1123_subdomain_errors(definition.name)
-                if reasons:
-                    problems.append(
-                        InputError(
-                            f"{definition.KIND} name {quote(definition.name)} is invalid: "
-                            f"{'; '.join(reasons)}",
-                            Location(file=str(file)),
-                        )
-                    )
-                    continue
+            for definition in found:  # names were checked as they were registered or read
                 key = (definition.KIND, definition.name)
                 if key in seen:
                     problems.append(

@@ -5,8 +5,10 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 
+from clusterplace.api.metadata import quote
 from clusterplace.defkit.definitions import Definition
 from clusterplace.errors import ClusterplaceError
+from clusterplace.labels.validation import dns1123_subdomain_errors
 from clusterplace.placement import ValidationError, validate_placement
 
 __all__ = ["DefinitionError", "collecting", "register"]
@@ -19,11 +21,24 @@ class DefinitionError(ClusterplaceError, ValueError):
 _collectors: list[list[Definition]] = []
 
 
-def register(definition: Definition) -> Definition:
-    """Validate the definition's placement (upstream's rules) and register it.
+def name_problem(definition: Definition) -> str | None:
+    """Why the definition's name cannot be an object name (None if it can): it becomes
+    ``metadata.name`` and a file name, so it must be a DNS-1123 subdomain."""
+    reasons = dns1123_subdomain_errors(definition.name)
+    if not reasons:
+        return None
+    return f"{definition.KIND} name {quote(definition.name)} is invalid: {'; '.join(reasons)}"
 
-    Raises :class:`DefinitionError` with upstream's message for conflicting placement.
+
+def register(definition: Definition) -> Definition:
+    """Validate the definition's name and placement (upstream's rules) and register it.
+
+    Raises :class:`DefinitionError` for a name the API server would refuse, and with
+    upstream's message for conflicting placement.
     """
+    problem = name_problem(definition)
+    if problem:
+        raise DefinitionError(problem)
     try:
         validate_placement(definition.placement)
     except ValidationError as err:

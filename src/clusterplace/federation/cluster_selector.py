@@ -12,6 +12,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from clusterplace import jsontext
 from clusterplace.labels import Labels, Operator, Requirement, Selector, SelectorError
 
 __all__ = ["ANNOTATION", "OPERATOR_ALIASES", "parse_cluster_selector", "send_to_cluster"]
@@ -87,9 +88,11 @@ def parse_cluster_selector(value: str) -> Selector:
     """The selector an annotation value describes. Raises :class:`SelectorError` naming the
     requirement for invalid JSON, an unknown operator or invalid key/values."""
     try:
-        items = json.loads(value)
+        items = jsontext.loads(value)
     except json.JSONDecodeError as err:
         raise SelectorError(f"invalid JSON: {err.msg} at character {err.pos}") from None
+    except jsontext.JSONDepthError as err:
+        raise SelectorError(f"invalid JSON: {err}") from None
     if items is None:
         return Selector.everything()
     if not isinstance(items, list):

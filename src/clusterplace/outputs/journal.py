@@ -19,9 +19,17 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from clusterplace import jsontext
 from clusterplace.outputs.errors import OutputError, output_error
 
-__all__ = ["JOURNAL_NAME", "TEMP_PREFIX", "Journal", "recover", "sync_folder"]
+__all__ = [
+    "JOURNAL_NAME",
+    "TEMP_PREFIX",
+    "Journal",
+    "prune_empty_folders",
+    "recover",
+    "sync_folder",
+]
 
 JOURNAL_NAME = ".clusterplace-journal.json"
 TEMP_PREFIX = ".clusterplace-tmp-"
@@ -62,6 +70,22 @@ def _fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
+def prune_empty_folders(root: Path, removed: Iterable[Path]) -> None:
+    """Remove the folders below ``root`` that removing the files ``removed`` left empty
+    (a cluster's folder after its last copy), so the folder looks exactly as a clean
+    run leaves it. A folder that still holds anything stays."""
+    root = Path(os.path.abspath(root))  # noqa: PTH100 (no symlink lookups per file)
+    folders: set[Path] = set()
+    for path in removed:
+        folder = Path(os.path.abspath(path)).parent  # noqa: PTH100
+        while folder != root and folder.is_relative_to(root) and folder not in folders:
+            folders.add(folder)
+            folder = folder.parent
+    for folder in sorted(folders, key=lambda f: len(f.parts), reverse=True):
+        with contextlib.suppress(OSError):  # not empty (or gone): leave it
+            folder.rmdir()
+
+
 class Journal:
     """Renames (temporary -> target) and deletions, relative to ``root``."""
 
@@ -92,6 +116,7 @@ class Journal:
                 (self.root / temporary).replace(self.root / target)
         for target in self.deletes:
             (self.root / target).unlink(missing_ok=True)
+        prune_empty_folders(self.root, [self.root / target for target in self.deletes])
         sync_folder(self.root)
         (self.root / JOURNAL_NAME).unlink(missing_ok=True)
         _fsync_dir(self.root)
@@ -100,7 +125,7 @@ class Journal:
     def read(cls, root: Path) -> Journal | None:
         path = root / JOURNAL_NAME
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = jsontext.loads(path.read_text(encoding="utf-8"))
         except FileNotFoundError:
             return None
         except (OSError, ValueError):
@@ -162,6 +187,7 @@ def recover(root: Path) -> bool:
         leftovers = list(_temporaries(root))
         for path in leftovers:
             path.unlink(missing_ok=True)
+        prune_empty_folders(root, leftovers)  # folders a killed run made for them
     except OSError as err:
         raise output_error(root, err) from None
     return journal is not None or bool(leftovers)

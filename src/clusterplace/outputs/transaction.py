@@ -30,7 +30,8 @@ class FileTransaction:
     def __init__(self, root: Path) -> None:
         self.root = root.resolve()
         self._prefix = os.path.abspath(root) + os.sep  # noqa: PTH100 (resolve is slow)
-        self._made: set[Path] = set()
+        self._made: set[Path] = set()  # parents known to exist
+        self._created: list[Path] = []  # folders this transaction made, outermost first
         self._renames: list[tuple[Path, Path]] = []
         self._last: list[tuple[Path, Path]] = []
         self._deletes: list[Path] = []
@@ -40,7 +41,7 @@ class FileTransaction:
             raise output_error(path, ValueError("embedded null byte"))
         try:
             if path.parent not in self._made:
-                path.parent.mkdir(parents=True, exist_ok=True)
+                self._make_folder(path.parent)
                 self._made.add(path.parent)
             temporary = path.parent / f"{TEMP_PREFIX}{secrets.token_hex(8)}"
             fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
@@ -56,6 +57,20 @@ class FileTransaction:
             raise output_error(path, err) from None
         os.close(fd)
         return temporary
+
+    def _make_folder(self, folder: Path) -> None:
+        """``mkdir -p folder``, remembering which folders it made: a rollback removes
+        them again, so that a failed run leaves no empty folders behind either."""
+        missing: list[Path] = []
+        while not folder.is_dir():
+            missing.append(folder)
+            folder = folder.parent
+        for made in reversed(missing):
+            try:
+                made.mkdir()
+            except FileExistsError:
+                continue  # made meanwhile by someone else: not ours to remove
+            self._created.append(made)
 
     def write(self, path: Path, data: str) -> None:
         self._renames.append((self._stage(path, data), path))
@@ -91,6 +106,7 @@ class FileTransaction:
         except OSError as err:
             raise output_error(self.root, err) from None
         self._renames, self._last, self._deletes = [], [], []
+        self._created = []  # committed: the folders now hold the new files
         try:
             journal.carry_out()
         except OSError as err:
@@ -103,7 +119,11 @@ class FileTransaction:
         for temporary, _ in self._renames + self._last:
             with contextlib.suppress(OSError):
                 temporary.unlink()
+        for folder in reversed(self._created):  # innermost first; only if empty
+            with contextlib.suppress(OSError):
+                folder.rmdir()
         self._renames, self._last, self._deletes = [], [], []
+        self._created, self._made = [], set()
 
     def __enter__(self) -> FileTransaction:
         return self

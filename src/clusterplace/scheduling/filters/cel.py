@@ -144,7 +144,7 @@ class CelProgram:
             try:
                 result = self.program.execute(context)
             except Exception as err:  # an evaluation error means "does not match", as upstream
-                return f"failed: {state.error or _clean_runtime(str(err))}"
+                return f"failed: {state.error or _runtime_reason(err)}"
         if result is True:
             return None
         if result is False:
@@ -162,6 +162,14 @@ def _charge(meter: Meter) -> Callable[[int, Any], Any]:
 
 def _short(text: str, limit: int = 80) -> str:
     return text if len(text) <= limit else text[:limit] + "..."
+
+
+def _runtime_reason(err: Exception) -> str:
+    """What failed, in cel-go's words where the engine's differ: it raises a bare
+    ``KeyError('zone')`` for a missing map key, which would read as just ``'zone'``."""
+    if isinstance(err, KeyError) and len(err.args) == 1:
+        return _short(f"no such key: {err.args[0]}", 200)
+    return _clean_runtime(str(err))
 
 
 def _clean_runtime(message: str) -> str:

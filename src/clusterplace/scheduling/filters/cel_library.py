@@ -11,11 +11,11 @@ engine passes plain data between functions.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
 from typing import Any
 
+from clusterplace import jsontext
 from clusterplace.quantity import QuantityError, parse_quantity
 
 __all__ = ["FUNCTIONS"]
@@ -85,7 +85,7 @@ def _as_integer(q: dict[str, Any]) -> int:
 
 
 FUNCTIONS: dict[str, Callable[..., Any]] = {
-    "parseJSON": json.loads,
+    "parseJSON": jsontext.loads,
     "semver": _semver,
     "isSemver": lambda text: _is(_semver, text),
     "major": lambda v: v["major"],
