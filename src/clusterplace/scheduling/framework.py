@@ -22,6 +22,17 @@ import numpy as np
 
 from clusterplace.api import ManagedCluster, Placement
 
+# What plugins read (their ``reads`` sets), re-exported for plugin authors.
+from clusterplace.scheduling.reads import (
+    ADDON_SCORES,
+    CLAIMS,
+    CLUSTER,
+    DECISIONS,
+    LABELS,
+    RESOURCES,
+    TAINTS,
+)
+
 if TYPE_CHECKING:
     from clusterplace.scheduling.snapshot import Snapshot
 
@@ -43,18 +54,6 @@ __all__ = [
     "Scored",
     "Status",
 ]
-
-
-# What a plugin reads (its ``reads`` set), so that whoever reacts to a change (the
-# incremental scheduler, the controller) knows which plugins it can affect, as
-# kube-scheduler's EventsToRegister does.
-LABELS = "labels"
-CLAIMS = "claims"
-TAINTS = "taints"
-RESOURCES = "resources"  # status.allocatable and capacity
-ADDON_SCORES = "addon-scores"
-DECISIONS = "decisions"  # PlacementDecisions: the placement's own, or everyone's
-CLUSTER = "cluster"  # anything of the ManagedCluster (CEL expressions)
 
 
 class Code(Enum):

@@ -18,12 +18,7 @@ from clusterplace.scheduling.candidates import Candidates, find_candidates
 from clusterplace.scheduling.events import ScoreNotes
 from clusterplace.scheduling.filters.chain import FILTERS, run_filters
 from clusterplace.scheduling.framework import Code, Context, FilterPlugin, PrioritizerPlugin, Status
-from clusterplace.scheduling.prioritizers.policy import (
-    SPREAD,
-    build_prioritizers,
-    policy_key,
-    spread_constraints,
-)
+from clusterplace.scheduling.prioritizers.policy import SPREAD, Policies, spread_constraints
 from clusterplace.scheduling.snapshot import Snapshot
 from clusterplace.scheduling.spread import spread_select
 
@@ -56,6 +51,14 @@ class Outcome:
     # Spread selection's own scores and exclusions (beyond upstream), by cluster name.
     spread_scores: dict[str, int] = field(default_factory=dict)
     spread_blocked: dict[str, str] = field(default_factory=dict)
+    # Reasons and notes are worked out from the clusters when first asked for, and kept
+    # with the snapshot's generation then: a cluster replaced since needs them again.
+    _rejected: tuple[int, dict[str, tuple[str, str]]] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
+    _notes: tuple[int, dict[str, str]] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
 
     def _names(self, ids: np.ndarray) -> list[str]:
         return self.context.snapshot.names_of(ids) if self.context else []
@@ -99,29 +102,41 @@ class Outcome:
     def filter_records(self) -> list[tuple[str, list[str]]]:
         return [(f.name, self._names(kept)) for f, _, kept in self.filter_steps]
 
-    @cached_property
+    @property
     def rejected(self) -> dict[str, tuple[str, str]]:
         """cluster -> (filter, reason) for every cluster a filter removed."""
-        out: dict[str, tuple[str, str]] = {}
         if self.context is None:
-            return out
-        snapshot = self.context.snapshot
+            return {}
+        generation = self.context.snapshot.generation
+        if self._rejected is None or self._rejected[0] != generation:
+            self._rejected = (generation, self._explain_rejected(self.context))
+        return self._rejected[1]
+
+    def _explain_rejected(self, context: Context) -> dict[str, tuple[str, str]]:
+        out: dict[str, tuple[str, str]] = {}
+        snapshot = context.snapshot
         for plugin, given, kept in self.filter_steps:
             for position in np.setdiff1d(given, kept).tolist():
                 cluster = snapshot.cluster_list[position]
-                out[cluster.name] = (plugin.name, plugin.explain(self.context, cluster) or "")
+                out[cluster.name] = (plugin.name, plugin.explain(context, cluster) or "")
         return out
 
-    @cached_property
+    @property
     def notes(self) -> dict[str, str]:
         """Remarks on feasible clusters (e.g. until when their taints are tolerated)."""
-        out: dict[str, str] = {}
         if self.context is None:
-            return out
-        snapshot = self.context.snapshot
+            return {}
+        generation = self.context.snapshot.generation
+        if self._notes is None or self._notes[0] != generation:
+            self._notes = (generation, self._explain_notes(self.context))
+        return self._notes[1]
+
+    def _explain_notes(self, context: Context) -> dict[str, str]:
+        out: dict[str, str] = {}
+        snapshot = context.snapshot
         for plugin, _, kept in self.filter_steps:
             for position in kept.tolist():
-                note = plugin.note(self.context, snapshot.cluster_list[position])
+                note = plugin.note(context, snapshot.cluster_list[position])
                 if note:
                     out[snapshot.names[position]] = note
         return out
@@ -131,7 +146,7 @@ class Outcome:
         if self.context is None:
             return ""
         snapshot = self.context.snapshot
-        notes = snapshot.cached(("score notes",), lambda: ScoreNotes(snapshot.names))
+        notes = snapshot.index_of(ScoreNotes)
         most = notes.most
         return notes.note(self.feasible_ids[:most].tolist(), self.total_scores[:most].tolist())
 
@@ -182,10 +197,7 @@ def run_pipeline(snapshot: Snapshot, placement: Placement, now: datetime) -> Out
     if outcome.filter_steps:
         ids = outcome.filter_steps[-1][2]
 
-    # Prioritizers keep no state of their own: placements with the same policy share them.
-    prioritizers, spread_weight, status = snapshot.cached(
-        ("prioritizers", policy_key(placement)), lambda: build_prioritizers(placement)
-    )
+    prioritizers, spread_weight, status = snapshot.index_of(Policies).prioritizers(placement)
     if not status.ok:
         outcome.status = status
         return outcome

@@ -21,8 +21,9 @@ from clusterplace.scheduling.framework import (
     FilterPlugin,
     Status,
 )
+from clusterplace.scheduling.snapshot import Snapshot, SnapshotIndex
 
-__all__ = ["PredicateFilter"]
+__all__ = ["CompiledPredicates", "PredicateFilter"]
 
 NAME = "Predicate"
 
@@ -48,19 +49,32 @@ def _compile(predicate: ClusterPredicate) -> _Compiled:
     return _Compiled(labels, claims, compile_all(expressions))
 
 
-def _compile_all(ctx: Context) -> list[_Compiled]:
-    """The placement's predicates, compiled once per snapshot (a placement is filtered
+class CompiledPredicates(SnapshotIndex):
+    """Each placement's predicates, compiled once per snapshot (a placement is filtered
     again when explained, or when an incremental run reschedules it)."""
-    placement = ctx.placement
-    table = ctx.snapshot.table("compiled predicates")
-    key = (placement.namespace, placement.name)
-    found = table.get(key)
-    if found is not None and found[0] is placement:
-        compiled: list[_Compiled] = found[1]
+
+    def __init__(self, snapshot: Snapshot) -> None:
+        super().__init__(snapshot)
+        self._compiled: dict[tuple[str, str], tuple[Placement, list[_Compiled]]] = {}
+
+    def of(self, placement: Placement) -> list[_Compiled]:
+        key = (placement.namespace, placement.name)
+        found = self._compiled.get(key)
+        if found is not None and found[0] is placement:
+            return found[1]
+        compiled = [_compile(p) for p in placement.spec.predicates or []]
+        self._compiled[key] = (placement, compiled)
         return compiled
-    compiled = [_compile(p) for p in placement.spec.predicates or []]
-    table[key] = (placement, compiled)
-    return compiled
+
+    def on_cluster_replaced(self, position: int, old: ManagedCluster) -> None:
+        """Compiled predicates depend on the placement alone: nothing to do."""
+
+    def on_score_changed(self, position: int, resource: str) -> None:
+        """Compiled predicates depend on the placement alone: nothing to do."""
+
+
+def _compile_all(ctx: Context) -> list[_Compiled]:
+    return ctx.snapshot.index_of(CompiledPredicates).of(ctx.placement)
 
 
 def _first_failure(predicate: _Compiled, cluster: ManagedCluster, ctx: Context) -> str | None:
