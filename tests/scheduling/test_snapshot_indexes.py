@@ -29,7 +29,7 @@ def _snapshot(*clusters: ManagedCluster) -> Snapshot:
 
 def _kept(snapshot: Snapshot) -> list[str]:
     ctx = Context(PICKY, snapshot, NOW)
-    steps, status = run_filters(ctx, find_candidates(snapshot, PICKY).ids)
+    steps, status = run_filters(ctx, find_candidates(snapshot, PICKY).positions)
     assert status.ok
     return snapshot.names_of(steps[-1][2])
 
@@ -44,7 +44,7 @@ def test_a_remembered_filter_chain_follows_replaced_clusters() -> None:
         snapshot.index_of(FilterChains).remembered(
             Context(PICKY, snapshot, NOW),
             snapshot.decisions.own_counts(PICKY.namespace, PICKY.name),
-            find_candidates(snapshot, PICKY).ids,
+            find_candidates(snapshot, PICKY).positions,
         )
         is not None
     )  # the chain is repaired, not dropped

@@ -51,11 +51,11 @@ class Candidates:
     # Clusters that would have been candidates but are being deleted.
     terminating: list[str] = field(default_factory=list)
     # The candidates' positions in the snapshot (ascending, i.e. name order).
-    ids: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    positions: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
     def has(self, position: int) -> bool:
-        at = int(np.searchsorted(self.ids, position))
-        return at < len(self.ids) and int(self.ids[at]) == position
+        at = int(np.searchsorted(self.positions, position))
+        return at < len(self.positions) and int(self.positions[at]) == position
 
 
 def set_selector(snapshot: Snapshot, set_name: str) -> Selector:
@@ -143,7 +143,7 @@ class CandidatesIndex(SnapshotIndex):
                 continue  # neither a candidate nor terminating, before or after
             if was == now and (not now[0] or before.member_of.get(name) == sets):
                 if now[0]:  # same membership: swap in the new object
-                    before.clusters[int(np.searchsorted(before.ids, position))] = cluster
+                    before.clusters[int(np.searchsorted(before.positions, position))] = cluster
                 self.last_changes.append(ListChange(key, before, before))
             else:
                 after = self._lists[key] = _find(snapshot, *key)
@@ -174,5 +174,5 @@ def _find(snapshot: Snapshot, namespace: str, wanted: tuple[str, ...]) -> Candid
             chosen[cluster.name] = cluster
             member_of.setdefault(cluster.name, []).append(set_name)
     clusters = [chosen[n] for n in sorted(chosen)]
-    ids = np.array([snapshot.index[c.name] for c in clusters], dtype=np.int64)
-    return Candidates(bindings, eligible, clusters, member_of, sorted(terminating), ids)
+    positions = np.array([snapshot.index[c.name] for c in clusters], dtype=np.int64)
+    return Candidates(bindings, eligible, clusters, member_of, sorted(terminating), positions)

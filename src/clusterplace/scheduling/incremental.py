@@ -136,7 +136,7 @@ class IncrementalSchedule:
         outcomes = [r.outcome for r in result.placements]
         self._ledger.record_run(
             [o is not None and "Balance" in o.raw_scores for o in outcomes],
-            [o.feasible_ids if o is not None else _NONE for o in outcomes],
+            [o.feasible_positions if o is not None else _NONE for o in outcomes],
         )
         # Placements by their candidate list (a change looks only at lists it touches).
         self._groups: dict[object, list[int]] = {}
@@ -324,7 +324,7 @@ class IncrementalSchedule:
         self._final.replace(*key, result.decisions)
         ran = "Balance" in outcome.raw_scores
         maximum = view_max(counts, ledger.old[j], outside, ledger.old_outside[j]) if ran else 0
-        ledger.record_balance(j, ran, maximum, outcome.feasible_ids)
+        ledger.record_balance(j, ran, maximum, outcome.feasible_positions)
         return ledger.select(j, self._positions(result.decisions)[0])
 
 
@@ -347,9 +347,9 @@ def _stage_of(outcome: Outcome, position: int) -> int:
     return len(FILTERS)
 
 
-def _has(ids: np.ndarray, position: int) -> bool:
-    at = int(np.searchsorted(ids, position))
-    return at < len(ids) and int(ids[at]) == position
+def _has(positions: np.ndarray, position: int) -> bool:
+    at = int(np.searchsorted(positions, position))
+    return at < len(positions) and int(positions[at]) == position
 
 
 def _reads_labels(placement: Placement) -> bool:

@@ -249,14 +249,14 @@ class Snapshot:
         finally:
             self.decisions = own
 
-    def ids(self, clusters: Iterable[ManagedCluster]) -> np.ndarray:
+    def positions(self, clusters: Iterable[ManagedCluster]) -> np.ndarray:
         """Positions of ``clusters`` (which must belong to this snapshot), ascending."""
         return np.array(sorted(self.index[c.name] for c in clusters), dtype=np.int64)
 
-    def clusters_of(self, ids: np.ndarray) -> list[ManagedCluster]:
+    def clusters_of(self, positions: np.ndarray) -> list[ManagedCluster]:
         listing = self.cluster_list
-        return [listing[i] for i in ids.tolist()]
+        return [listing[i] for i in positions.tolist()]
 
-    def names_of(self, ids: np.ndarray) -> list[str]:
+    def names_of(self, positions: np.ndarray) -> list[str]:
         names = self.names
-        return [names[i] for i in ids.tolist()]
+        return [names[i] for i in positions.tolist()]

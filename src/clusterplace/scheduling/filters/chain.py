@@ -105,15 +105,15 @@ def run_filters(ctx: Context, candidates: np.ndarray) -> tuple[list[Step], Statu
         return list(found), Status.success()
     steps: list[Step] = []
     status = Status.success()
-    ids = candidates
+    positions = candidates
     for plugin in FILTERS:
-        result = plugin.filter_ids(ctx, ids)
+        result = plugin.filter_positions(ctx, positions)
         if not result.status.ok:
             return steps, result.status
         if result.status.code == Code.WARNING:
             status = result.status  # upstream keeps the last warning
-        steps.append((plugin, ids, result.ids))
-        ids = result.ids
+        steps.append((plugin, positions, result.positions))
+        positions = result.positions
     if status.code == Code.SUCCESS:
         chains.remember(ctx, own, candidates, steps)
     return list(steps), status
@@ -122,13 +122,13 @@ def run_filters(ctx: Context, candidates: np.ndarray) -> tuple[list[Step], Statu
 def filter_stage(ctx: Context, position: int) -> int | None:
     """How many filters of ``ctx.placement`` the cluster at ``position`` passes (all of
     them: ``len(FILTERS)``); None when a filter does not succeed plainly."""
-    ids = np.array([position], dtype=np.int64)
+    positions = np.array([position], dtype=np.int64)
     for passed, plugin in enumerate(FILTERS):
-        result = plugin.filter_ids(ctx, ids)
+        result = plugin.filter_positions(ctx, positions)
         if result.status.code != Code.SUCCESS:
             return None
-        ids = result.ids
-        if not len(ids):
+        positions = result.positions
+        if not len(positions):
             return passed
     return len(FILTERS)
 
@@ -143,20 +143,20 @@ def _patched(steps: list[Step], position: int, passed: int) -> list[Step]:
     return patched
 
 
-def _among(positions: np.ndarray, ids: np.ndarray) -> np.ndarray:
-    """The distinct ``positions`` (ascending) that ``ids`` (ascending) holds."""
-    if not len(positions) or not len(ids):
-        return positions[:0]
-    distinct = np.unique(positions)
-    at = np.minimum(np.searchsorted(ids, distinct), len(ids) - 1)
-    held: np.ndarray = distinct[ids[at] == distinct]
-    return held
+def _among(changed: np.ndarray, held: np.ndarray) -> np.ndarray:
+    """The distinct positions of ``changed`` (ascending) that ``held`` (ascending) holds."""
+    if not len(changed) or not len(held):
+        return changed[:0]
+    distinct = np.unique(changed)
+    at = np.minimum(np.searchsorted(held, distinct), len(held) - 1)
+    found: np.ndarray = distinct[held[at] == distinct]
+    return found
 
 
-def _with(ids: np.ndarray, position: int, present: bool) -> np.ndarray:
-    """``ids`` (ascending) with ``position`` in or out."""
-    at = int(np.searchsorted(ids, position))
-    there = at < len(ids) and int(ids[at]) == position
+def _with(positions: np.ndarray, position: int, present: bool) -> np.ndarray:
+    """``positions`` (ascending) with ``position`` in or out."""
+    at = int(np.searchsorted(positions, position))
+    there = at < len(positions) and int(positions[at]) == position
     if there == present:
-        return ids
-    return np.insert(ids, at, position) if present else np.delete(ids, at)
+        return positions
+    return np.insert(positions, at, position) if present else np.delete(positions, at)

@@ -125,17 +125,17 @@ class PredicateFilter(FilterPlugin):
 
     name = NAME
 
-    def filter_ids(self, ctx: Context, ids: np.ndarray) -> Filtered:
-        if not len(ids) or not ctx.placement.spec.predicates:
-            return Filtered(ids)
+    def filter_positions(self, ctx: Context, positions: np.ndarray) -> Filtered:
+        if not len(positions) or not ctx.placement.spec.predicates:
+            return Filtered(positions)
         try:
             compiled = _compile_all(ctx)
         except (SelectorError, CelCompileError) as err:
-            return Filtered(ids[:0], Status.misconfigured(NAME, str(err)))
+            return Filtered(positions[:0], Status.misconfigured(NAME, str(err)))
         snapshot = ctx.snapshot
         listing = snapshot.cluster_list
-        keep = np.zeros(len(ids), dtype=bool)
-        for n, position in enumerate(ids.tolist()):
+        keep = np.zeros(len(positions), dtype=bool)
+        for n, position in enumerate(positions.tolist()):
             cluster = listing[position]
             labels = cluster.labels
             for predicate in compiled:
@@ -149,7 +149,7 @@ class PredicateFilter(FilterPlugin):
                     continue
                 keep[n] = True
                 break
-        return Filtered(ids[keep])
+        return Filtered(positions[keep])
 
     def explain(self, ctx: Context, cluster: ManagedCluster) -> str | None:
         try:

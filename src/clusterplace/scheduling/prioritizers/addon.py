@@ -84,15 +84,15 @@ class AddOnPrioritizer(PrioritizerPlugin):
         self.score_name = score_name
         self.name = f"AddOn/{resource_name}/{score_name}"
 
-    def score_ids(self, ctx: Context, ids: np.ndarray) -> Scored:
+    def score_positions(self, ctx: Context, positions: np.ndarray) -> Scored:
         shared = ctx.snapshot.index_of(SharedScores)
-        return shared.get(self.name, self.reads, ids, lambda: self._score(ctx, ids))
+        return shared.get(self.name, self.reads, positions, lambda: self._score(ctx, positions))
 
-    def _score(self, ctx: Context, ids: np.ndarray) -> Scored:
+    def _score(self, ctx: Context, positions: np.ndarray) -> Scored:
         index = ctx.snapshot.index_of(AddOnScoreIndex)
         values, expired = index.values(self.resource_name, self.score_name, ctx.now)
-        scores = values[ids]
-        stale = ids[expired[ids]]
+        scores = values[positions]
+        stale = positions[expired[positions]]
         if len(stale):
             names = " ".join(f"{n}/{self.resource_name}" for n in ctx.snapshot.names_of(stale))
             return Scored(

@@ -40,14 +40,14 @@ class ResourcePrioritizer(PrioritizerPlugin):
         self.name = name
         self.resource = resource
 
-    def score_ids(self, ctx: Context, ids: np.ndarray) -> Scored:
+    def score_positions(self, ctx: Context, positions: np.ndarray) -> Scored:
         shared = ctx.snapshot.index_of(SharedScores)
-        return shared.get(self.name, self.reads, ids, lambda: self._score(ctx, ids))
+        return shared.get(self.name, self.reads, positions, lambda: self._score(ctx, positions))
 
-    def _score(self, ctx: Context, ids: np.ndarray) -> Scored:
-        values = ctx.snapshot.index_of(AllocatableIndex).values(self.resource)[ids]
+    def _score(self, ctx: Context, positions: np.ndarray) -> Scored:
+        values = ctx.snapshot.index_of(AllocatableIndex).values(self.resource)[positions]
         present = ~np.isnan(values)
-        scores = np.zeros(len(ids), dtype=np.int64)
+        scores = np.zeros(len(positions), dtype=np.int64)
         if not present.any():
             return Scored(scores, present)
         scored = values[present]
