@@ -107,3 +107,26 @@ def test_explanations_of_an_outcome_follow_a_replaced_cluster() -> None:
     assert "env" in outcome.rejected["a"][1] and "labels: env=dev" in outcome.rejected["a"][1]
     snapshot.replace_cluster(cluster("a", {"env": "test"}))
     assert "labels: env=test" in outcome.rejected["a"][1]
+
+
+def test_a_run_is_freed_by_reference_counting_alone() -> None:
+    """Indexes refer to their snapshot weakly: runs pause the cyclic collector, so a
+    cycle between a snapshot and its indexes would keep every run's memory alive."""
+    import gc
+    import weakref
+
+    from clusterplace.scheduling import schedule
+
+    objects = world(cluster("a", {"env": "prod"}), cluster("b"), placement_obj=PICKY)
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        result = schedule(objects, NOW)
+        assert result.placements[0].outcome is not None
+        assert "b" in result.placements[0].outcome.rejected  # explanations built too
+        gone = weakref.ref(result.snapshot)
+        del result
+        assert gone() is None
+    finally:
+        if was_enabled:
+            gc.enable()

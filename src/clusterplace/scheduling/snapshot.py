@@ -10,6 +10,7 @@ else reaches into an index to clear it.
 
 from __future__ import annotations
 
+import weakref
 from abc import ABC, abstractmethod
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
@@ -130,7 +131,16 @@ class SnapshotIndex(ABC):
     through :meth:`Snapshot.index_of`."""
 
     def __init__(self, snapshot: Snapshot) -> None:
-        self.snapshot = snapshot
+        # A weak reference: the snapshot holds its indexes, and a cycle would keep both
+        # alive until a collection, which runs are made to do without (see collector).
+        self._snapshot = weakref.ref(snapshot)
+
+    @property
+    def snapshot(self) -> Snapshot:
+        found = self._snapshot()
+        if found is None:
+            raise ReferenceError("the snapshot of this index is gone")
+        return found
 
     @abstractmethod
     def on_cluster_replaced(self, position: int, old: ManagedCluster) -> None:
