@@ -39,7 +39,7 @@ from clusterplace.api import (
 )
 from clusterplace.collector import collector_paused
 from clusterplace.scheduling.candidates import CandidatesIndex, candidates_key
-from clusterplace.scheduling.filters.chain import FILTERS, filter_stage
+from clusterplace.scheduling.filters.chain import FILTERS, FilterChains, filter_stage
 from clusterplace.scheduling.framework import Context, PrioritizerPlugin
 from clusterplace.scheduling.ledger import Ledger, view_max
 from clusterplace.scheduling.pipeline import Outcome
@@ -243,6 +243,7 @@ class IncrementalSchedule:
         to schedule again: the cluster's filter verdict moved (run again where
         ``refilter``), or it stays feasible and is ``rescored``."""
         stage = self._stages(position)
+        chains = self._result.snapshot.index_of(FilterChains)
         dirty: set[int] = set()
         with self._stepping():
             for j in steps:
@@ -252,6 +253,8 @@ class IncrementalSchedule:
                 placement = self.fleet.placements[self._keys[j]]
                 was = _stage_of(outcome, position)
                 now = stage(j) if refilter(placement) else was
+                if now >= 0:  # the verdict its filter chain would work out again
+                    chains.settle(placement, position, None if now == was else now)
                 # Its verdict moved, or it stays feasible and its scores may move.
                 if was != now or (now == len(FILTERS) and rescored(placement, outcome)):
                     dirty.add(j)

@@ -3,14 +3,14 @@
 Filters judge each cluster on its own (its labels, claims, taints and scores, the
 placement, its existing decisions and the time), so when one cluster changes, a
 remembered chain stays right for every other cluster: :class:`FilterChains` notes
-which clusters changed since each chain was built and, when the chain is used again,
-filters just those clusters again instead of every candidate.
+which of each chain's candidates changed since it was built and, when the chain is
+used again, filters just those clusters again instead of every candidate.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 import numpy as np
@@ -28,6 +28,9 @@ FILTERS: tuple[FilterPlugin, ...] = (PredicateFilter(), TaintTolerationFilter())
 Step = tuple[FilterPlugin, np.ndarray, np.ndarray]  # (filter, its input, what it kept)
 
 
+Key = tuple[str, str]  # (namespace, name) of a placement
+
+
 @dataclass
 class _Chain:
     placement: Placement
@@ -35,7 +38,8 @@ class _Chain:
     own: Counter[str]  # the placement's existing decisions, which TaintToleration reads
     candidates: np.ndarray
     steps: list[Step]
-    seen: int  # how much of FilterChains' change log the steps account for
+    # Candidates replaced (or whose scores changed) since the steps were worked out.
+    stale: set[int] = field(default_factory=set)
 
 
 class FilterChains(SnapshotIndex):
@@ -43,24 +47,23 @@ class FilterChains(SnapshotIndex):
 
     def __init__(self, snapshot: Snapshot) -> None:
         super().__init__(snapshot)
-        self._chains: dict[tuple[str, str], _Chain] = {}
-        # Positions of the clusters whose verdicts may have changed, in order: a chain
-        # built at log length n is stale for the clusters logged after n. An array
-        # (grown by doubling), so a chain finds its stale candidates in one operation.
-        self._log = np.zeros(64, dtype=np.int64)
-        self._logged = 0
+        self._chains: dict[Key, _Chain] = {}
+        # Chains by their candidate array (placements over the same candidates share
+        # it), so a change looks at each distinct candidate list once.
+        self._holders: dict[int, tuple[np.ndarray, set[Key]]] = {}
 
-    def _note(self, position: int) -> None:
-        if self._logged == len(self._log):
-            self._log = np.concatenate([self._log, np.zeros_like(self._log)])
-        self._log[self._logged] = position
-        self._logged += 1
+    def _mark(self, position: int) -> None:
+        chains = self._chains
+        for candidates, keys in self._holders.values():
+            if _has(candidates, position):
+                for key in keys:
+                    chains[key].stale.add(position)
 
     def on_cluster_replaced(self, position: int, old: ManagedCluster) -> None:
-        self._note(position)
+        self._mark(position)
 
     def on_score_changed(self, position: int, resource: str) -> None:
-        self._note(position)  # CEL expressions may read the cluster's scores
+        self._mark(position)  # CEL expressions may read the cluster's scores
 
     def remembered(
         self, ctx: Context, own: Counter[str], candidates: np.ndarray
@@ -76,22 +79,45 @@ class FilterChains(SnapshotIndex):
             or not np.array_equal(found.candidates, candidates)
         ):
             return None
-        for position in _among(self._log[found.seen : self._logged], candidates).tolist():
+        for position in sorted(found.stale):
             passed = filter_stage(ctx, position)
             if passed is None:  # a filter no longer succeeds: filter afresh
-                del self._chains[key]
+                self._forget(key)
                 return None
             found.steps = _patched(found.steps, position, passed)
-        found.seen = self._logged
+        found.stale.clear()
         return found.steps
+
+    def settle(self, placement: Placement, position: int, passed: int | None) -> None:
+        """The cluster at ``position`` passes exactly ``passed`` filters of ``placement``
+        (None: as many as the chain says), as worked out by the caller against the
+        inputs the chain was built on (the incremental scheduler has this verdict
+        anyway): put it in the chain now, so the chain need not filter that cluster
+        again (when it is the only stale one; else the chain repairs itself on use)."""
+        found = self._chains.get((placement.namespace, placement.name))
+        if found is None or found.placement is not placement or found.stale != {position}:
+            return
+        if passed is not None:
+            found.steps = _patched(found.steps, position, passed)
+        found.stale.clear()
 
     def remember(
         self, ctx: Context, own: Counter[str], candidates: np.ndarray, steps: list[Step]
     ) -> None:
         key = (ctx.placement.namespace, ctx.placement.name)
-        self._chains[key] = _Chain(
-            ctx.placement, ctx.now, Counter(own), candidates, steps, self._logged
-        )
+        self._forget(key)
+        self._chains[key] = _Chain(ctx.placement, ctx.now, Counter(own), candidates, steps)
+        self._holders.setdefault(id(candidates), (candidates, set()))[1].add(key)
+
+    def _forget(self, key: Key) -> None:
+        found = self._chains.pop(key, None)
+        if found is None:
+            return
+        holder = id(found.candidates)
+        keys = self._holders[holder][1]
+        keys.discard(key)
+        if not keys:  # (the array is kept alive by its entry, so its id is not reused)
+            del self._holders[holder]
 
 
 def run_filters(ctx: Context, candidates: np.ndarray) -> tuple[list[Step], Status]:
@@ -143,14 +169,9 @@ def _patched(steps: list[Step], position: int, passed: int) -> list[Step]:
     return patched
 
 
-def _among(changed: np.ndarray, held: np.ndarray) -> np.ndarray:
-    """The distinct positions of ``changed`` (ascending) that ``held`` (ascending) holds."""
-    if not len(changed) or not len(held):
-        return changed[:0]
-    distinct = np.unique(changed)
-    at = np.minimum(np.searchsorted(held, distinct), len(held) - 1)
-    found: np.ndarray = distinct[held[at] == distinct]
-    return found
+def _has(positions: np.ndarray, position: int) -> bool:
+    at = int(np.searchsorted(positions, position))
+    return at < len(positions) and int(positions[at]) == position
 
 
 def _with(positions: np.ndarray, position: int, present: bool) -> np.ndarray:
