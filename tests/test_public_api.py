@@ -79,3 +79,41 @@ def test_moved_reading_names_still_answer_with_a_warning() -> None:
     api = importlib.import_module("clusterplace.api")
     with pytest.warns(DeprecationWarning, match="clusterplace.codecs.load_fleet"):
         assert callable(api.load_fleet)
+
+
+@pytest.mark.parametrize(
+    ("module", "old", "new"),
+    [
+        ("clusterplace.placement", "Condition", "ClusterCondition"),
+        ("clusterplace.placement", "PlacementSpec", "PlacementConstraints"),
+        ("clusterplace.placement", "PlacementResult", "Eligibility"),
+        ("clusterplace.api.cluster", "ClusterSelector", "ManagedClusterSelector"),
+    ],
+)
+def test_renamed_classes_answer_to_their_old_names_with_a_warning(
+    module: str, old: str, new: str
+) -> None:
+    """Names that clashed with another package's class were renamed; the old ones work
+    for one release."""
+    imported = importlib.import_module(module)
+    with pytest.warns(DeprecationWarning, match=new):
+        assert getattr(imported, old) is getattr(imported, new)
+    assert old not in imported.__all__
+
+
+def test_no_two_classes_share_a_name() -> None:
+    """A newcomer can tell each class by its name alone (private helpers aside)."""
+    import ast
+    from collections import Counter
+    from pathlib import Path
+
+    import clusterplace
+
+    root = Path(clusterplace.__file__).parent
+    names = Counter(
+        node.name
+        for path in root.rglob("*.py")
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.ClassDef) and not node.name.startswith("_")
+    )
+    assert [name for name, count in names.items() if count > 1] == []

@@ -16,7 +16,7 @@ from clusterplace import defkit
 from clusterplace.defkit import Definition, Param, Template
 from clusterplace.defkit.module import load_module
 from clusterplace.defkit.template import PathError, parse_path
-from clusterplace.placement import All, Condition, Label, Not
+from clusterplace.placement import All, ClusterCondition, Label, Not
 from clusterplace.placement import Any as AnyOf
 from tests.defkit._helpers import EXAMPLE, SEED_CUE, tabs, template_body
 
@@ -29,7 +29,7 @@ def _example(name: str) -> Definition:
 
 
 def _placement_demo(
-    run_on: tuple[Condition, ...] = (), not_run_on: tuple[Condition, ...] = ()
+    run_on: tuple[ClusterCondition, ...] = (), not_run_on: tuple[ClusterCondition, ...] = ()
 ) -> Definition:
     """The seed's placement-demo written again here, with the placement given."""
     image = defkit.string_param("image").description("Container image to run")
@@ -102,7 +102,7 @@ def test_placement_demo_of_the_example_module_renders_the_seed_cue_exactly() -> 
     assert _example("placement-demo").to_cue() == SEED_CUE.read_text(encoding="utf-8")
 
 
-PLACEMENTS: list[tuple[str, tuple[Condition, ...], tuple[Condition, ...]]] = [
+PLACEMENTS: list[tuple[str, tuple[ClusterCondition, ...], tuple[ClusterCondition, ...]]] = [
     ("none", (), ()),
     ("runOn only", (Label("region").exists(),), ()),
     ("notRunOn only", (), (Label("cluster-type").eq("vcluster"),)),
@@ -127,7 +127,7 @@ PLACEMENTS: list[tuple[str, tuple[Condition, ...], tuple[Condition, ...]]] = [
     ("run_on", "not_run_on"), [(r, n) for _, r, n in PLACEMENTS], ids=[p[0] for p in PLACEMENTS]
 )
 def test_placement_never_changes_the_cue_or_the_manifest(
-    run_on: tuple[Condition, ...], not_run_on: tuple[Condition, ...]
+    run_on: tuple[ClusterCondition, ...], not_run_on: tuple[ClusterCondition, ...]
 ) -> None:
     placed = _placement_demo(run_on, not_run_on)
     plain = _placement_demo()

@@ -21,7 +21,7 @@ from clusterplace.defkit import (
 )
 from clusterplace.defkit.module import load_module, module_placement
 from clusterplace.errors import InputError
-from clusterplace.placement import LabelCondition, PlacementSpec
+from clusterplace.placement import LabelCondition, PlacementConstraints
 from tests.defkit._helpers import EXAMPLE, SEED_CUE, tabs
 
 VALID_OPERATORS = "valid operators: Eq, Ne, In, NotIn, Exists, NotExists"
@@ -63,7 +63,7 @@ _REGISTER = "from clusterplace import defkit\ndefkit.register(defkit.{kind}('{na
 
 def test_the_example_module_yaml_placement_becomes_a_placement_spec() -> None:
     module = load_module(EXAMPLE)
-    assert module.placement == PlacementSpec(
+    assert module.placement == PlacementConstraints(
         run_on=[
             LabelCondition("region", "Exists"),
             LabelCondition("provider", "In", ["aws", "gcp", "azure", "on-prem"]),
@@ -88,7 +88,7 @@ def test_the_example_module_yaml_placement_becomes_a_placement_spec() -> None:
 def test_no_placement_block_and_no_metadata_give_an_empty_spec(tmp_path: Path) -> None:
     root = _make(tmp_path, {"module.yaml": HEAD + "  description: plain\n"})
     assert load_module(root).placement.is_empty()
-    assert module_placement(None) == PlacementSpec()
+    assert module_placement(None) == PlacementConstraints()
 
 
 @pytest.mark.parametrize("operator", ["Equals", "eq", "==", "NotEqual", '""', "exists"])

@@ -9,7 +9,7 @@ import pytest
 from clusterplace import defkit
 from clusterplace.defkit import Definition
 from clusterplace.defkit.registry import collecting
-from clusterplace.placement import All, Any, Condition, Label, LabelCondition, evaluate
+from clusterplace.placement import All, Any, ClusterCondition, Label, LabelCondition, evaluate
 
 FACTORIES: list[Callable[[str], Definition]] = [
     defkit.component,
@@ -21,7 +21,7 @@ FACTORY_IDS = ["component", "trait", "policy", "workflow-step"]
 
 TAIL = " - definition may never be eligible to run"
 
-CONFLICTS: list[tuple[str, Condition, Condition, str]] = [
+CONFLICTS: list[tuple[str, ClusterCondition, ClusterCondition, str]] = [
     (
         "cloud=aws in both lists",
         Label("cloud").eq("aws"),
@@ -43,7 +43,10 @@ CONFLICTS: list[tuple[str, Condition, Condition, str]] = [
     ("run_on", "not_run_on", "reason"), [c[1:] for c in CONFLICTS], ids=[c[0] for c in CONFLICTS]
 )
 def test_register_refuses_conflicting_placement_with_upstreams_message(
-    factory: Callable[[str], Definition], run_on: Condition, not_run_on: Condition, reason: str
+    factory: Callable[[str], Definition],
+    run_on: ClusterCondition,
+    not_run_on: ClusterCondition,
+    reason: str,
 ) -> None:
     definition = factory("web").run_on(run_on).not_run_on(not_run_on)
     with pytest.raises(defkit.DefinitionError) as caught:
@@ -55,7 +58,7 @@ def test_register_refuses_conflicting_placement_with_upstreams_message(
     assert caught.value.__cause__ is None
 
 
-NO_CONFLICT: list[tuple[str, list[Condition], list[Condition]]] = [
+NO_CONFLICT: list[tuple[str, list[ClusterCondition], list[ClusterCondition]]] = [
     ("no placement", [], []),
     ("cloud=aws vs env=dev", [Label("cloud").eq("aws")], [Label("env").eq("dev")]),
     ("only runOn", [Label("cloud").eq("aws")], []),
@@ -69,7 +72,9 @@ NO_CONFLICT: list[tuple[str, list[Condition], list[Condition]]] = [
     ("run_on", "not_run_on"), [c[1:] for c in NO_CONFLICT], ids=[c[0] for c in NO_CONFLICT]
 )
 def test_register_accepts_placement_without_conflict_and_returns_the_definition(
-    factory: Callable[[str], Definition], run_on: list[Condition], not_run_on: list[Condition]
+    factory: Callable[[str], Definition],
+    run_on: list[ClusterCondition],
+    not_run_on: list[ClusterCondition],
 ) -> None:
     definition = factory("web").run_on(*run_on).not_run_on(*not_run_on)
     assert defkit.register(definition) is definition

@@ -17,11 +17,11 @@ from clusterplace.placement import (
     AllCondition,
     Any,
     AnyCondition,
-    Condition,
+    ClusterCondition,
     LabelCondition,
     Not,
     NotCondition,
-    PlacementSpec,
+    PlacementConstraints,
 )
 
 KEYS = ("a", "b", "c")
@@ -34,7 +34,7 @@ def cluster(**labels: str) -> dict[str, str]:
     return {key.replace("_", "-"): value for key, value in labels.items()}
 
 
-def reference_eval(condition: Condition | None, labels: Mapping[str, str] | None) -> bool:
+def reference_eval(condition: ClusterCondition | None, labels: Mapping[str, str] | None) -> bool:
     """Section 1: operator table, combinators, nil labels as empty."""
     labels = labels or {}
     if isinstance(condition, LabelCondition):
@@ -59,7 +59,7 @@ def reference_eval(condition: Condition | None, labels: Mapping[str, str] | None
     raise TypeError(condition)
 
 
-def leaves(condition: Condition | None) -> list[LabelCondition]:
+def leaves(condition: ClusterCondition | None) -> list[LabelCondition]:
     """Every label condition of a tree, also those under Not."""
     if isinstance(condition, LabelCondition):
         return [condition]
@@ -70,7 +70,7 @@ def leaves(condition: Condition | None) -> list[LabelCondition]:
     return []
 
 
-def all_label_sets(spec: PlacementSpec) -> list[dict[str, str]]:
+def all_label_sets(spec: PlacementConstraints) -> list[dict[str, str]]:
     """Every label set over the keys ``spec`` mentions: each key absent, one of the values
     the spec mentions, or a value it does not mention."""
     mentioned = [leaf for c in (*spec.run_on, *spec.not_run_on) for leaf in leaves(c)]
@@ -109,7 +109,7 @@ raw_labels = st.builds(
 label_conditions = st.one_of(built_labels, built_labels, raw_labels)
 
 
-def conditions(depth: int = 3) -> st.SearchStrategy[Condition]:
+def conditions(depth: int = 3) -> st.SearchStrategy[ClusterCondition]:
     """Label/All/Any/Not trees of at most ``depth`` levels (a label is one level)."""
     if depth <= 1:
         return label_conditions
@@ -125,7 +125,7 @@ def conditions(depth: int = 3) -> st.SearchStrategy[Condition]:
 
 
 specs = st.builds(
-    PlacementSpec,
+    PlacementConstraints,
     st.lists(conditions(), max_size=3),
     st.lists(conditions(), max_size=3),
 )

@@ -15,13 +15,13 @@ from hypothesis import given, settings
 from clusterplace.placement import (
     All,
     Any,
-    Condition,
+    ClusterCondition,
     Eq,
     Label,
     LabelCondition,
     Ne,
     Not,
-    PlacementSpec,
+    PlacementConstraints,
     ValidationError,
     evaluate,
     find_labels,
@@ -35,11 +35,13 @@ MESSAGE_START = "conflicting placement constraints: "
 MESSAGE_END = " - definition may never be eligible to run"
 
 
-def spec(run: Sequence[Condition] = (), not_run: Sequence[Condition] = ()) -> PlacementSpec:
-    return PlacementSpec(run_on=run, not_run_on=not_run)
+def spec(
+    run: Sequence[ClusterCondition] = (), not_run: Sequence[ClusterCondition] = ()
+) -> PlacementConstraints:
+    return PlacementConstraints(run_on=run, not_run_on=not_run)
 
 
-def eligible_label_sets(placement: PlacementSpec) -> list[dict[str, str]]:
+def eligible_label_sets(placement: PlacementConstraints) -> list[dict[str, str]]:
     """Brute force: every label set over the spec's keys on which it is eligible."""
     return [labels for labels in all_label_sets(placement) if evaluate(placement, labels).eligible]
 
@@ -116,7 +118,7 @@ UPSTREAM_FALSE_POSITIVES = [
 
 
 @pytest.mark.parametrize("placement", UNSATISFIABLE)
-def test_strict_rejects_what_upstream_misses(placement: PlacementSpec) -> None:
+def test_strict_rejects_what_upstream_misses(placement: PlacementConstraints) -> None:
     assert validate_placement(placement) is None
     assert find_labels(placement) is None
     assert eligible_label_sets(placement) == []
@@ -129,7 +131,9 @@ def test_strict_rejects_what_upstream_misses(placement: PlacementSpec) -> None:
 
 
 @pytest.mark.parametrize("placement", SATISFIABLE)
-def test_strict_accepts_satisfiable_and_the_witness_is_eligible(placement: PlacementSpec) -> None:
+def test_strict_accepts_satisfiable_and_the_witness_is_eligible(
+    placement: PlacementConstraints,
+) -> None:
     assert eligible_label_sets(placement) != []
     assert validate_placement(placement) is None
     assert validate_placement(placement, strict=True) is None
@@ -149,13 +153,13 @@ def test_strict_accepts_satisfiable_and_the_witness_is_eligible(placement: Place
         pytest.param(spec([K.eq("")]), {"k": ""}, id="empty-string"),
     ],
 )
-def test_witness_values(placement: PlacementSpec, witness: dict[str, str]) -> None:
+def test_witness_values(placement: PlacementConstraints, witness: dict[str, str]) -> None:
     assert validate_placement(placement, witness=True) == witness
     assert evaluate(placement, witness).eligible
 
 
 @pytest.mark.parametrize("placement", UPSTREAM_FALSE_POSITIVES)
-def test_strict_mode_accepts_upstream_false_positives(placement: PlacementSpec) -> None:
+def test_strict_mode_accepts_upstream_false_positives(placement: PlacementConstraints) -> None:
     # docs/defkit.md: strict mode decides exactly; upstream's pattern rules flag these
     # although some label sets are eligible.
     with pytest.raises(ValidationError):
@@ -180,7 +184,7 @@ UPSTREAM_ERRORS = [
 
 
 @pytest.mark.parametrize("placement", UPSTREAM_ERRORS, ids=str)
-def test_strict_never_passes_what_upstream_rejects(placement: PlacementSpec) -> None:
+def test_strict_never_passes_what_upstream_rejects(placement: PlacementConstraints) -> None:
     with pytest.raises(ValidationError) as upstream:
         validate_placement(placement)
     for mode in ({"strict": True}, {"witness": True}):
@@ -195,7 +199,7 @@ def test_strict_never_passes_what_upstream_rejects(placement: PlacementSpec) -> 
 
 @settings(max_examples=300)
 @given(specs)
-def test_find_labels_agrees_with_brute_force(placement: PlacementSpec) -> None:
+def test_find_labels_agrees_with_brute_force(placement: PlacementConstraints) -> None:
     found = find_labels(placement)
     if found is None:
         assert eligible_label_sets(placement) == []
@@ -206,7 +210,7 @@ def test_find_labels_agrees_with_brute_force(placement: PlacementSpec) -> None:
 
 @settings(max_examples=200)
 @given(specs)
-def test_strict_mode_is_exact_satisfiability(placement: PlacementSpec) -> None:
+def test_strict_mode_is_exact_satisfiability(placement: PlacementConstraints) -> None:
     must_reject = not eligible_label_sets(placement)
     try:
         validate_placement(placement, strict=True)

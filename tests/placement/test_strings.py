@@ -7,7 +7,7 @@ import pytest
 from clusterplace.placement import (
     All,
     Any,
-    Condition,
+    ClusterCondition,
     Eq,
     Exists,
     In,
@@ -78,7 +78,7 @@ STRING_CASES = [
 
 
 @pytest.mark.parametrize(("condition", "text"), STRING_CASES, ids=[t for _, t in STRING_CASES])
-def test_string_form(condition: Condition, text: str) -> None:
+def test_string_form(condition: ClusterCondition, text: str) -> None:
     assert str(condition) == text
 
 

@@ -19,7 +19,8 @@ from clusterplace.placement import (
     OPERATORS,
     All,
     Any,
-    Condition,
+    ClusterCondition,
+    Eligibility,
     Eq,
     In,
     Label,
@@ -27,8 +28,7 @@ from clusterplace.placement import (
     Ne,
     Not,
     NotIn,
-    PlacementResult,
-    PlacementSpec,
+    PlacementConstraints,
     ValidationError,
     cluster_labels_exist,
     evaluate,
@@ -156,7 +156,7 @@ CONDITION_CASES = [
 
 @pytest.mark.parametrize(("condition", "labels", "expected"), CONDITION_CASES)
 def test_condition_evaluate(
-    condition: Condition, labels: dict[str, str] | None, expected: bool
+    condition: ClusterCondition, labels: dict[str, str] | None, expected: bool
 ) -> None:
     assert condition.evaluate(labels) is expected
 
@@ -179,7 +179,7 @@ STRING_CASES = [
 
 
 @pytest.mark.parametrize(("condition", "text"), STRING_CASES, ids=[t for _, t in STRING_CASES])
-def test_string_forms(condition: Condition, text: str) -> None:
+def test_string_forms(condition: ClusterCondition, text: str) -> None:
     assert str(condition) == text
 
 
@@ -188,70 +188,68 @@ def test_string_forms(condition: Condition, text: str) -> None:
 NO_RUN_ON = "no runOn constraints, not excluded by notRunOn"
 SATISFIED, NOT_SATISFIED = "runOn conditions satisfied: ", "runOn conditions not satisfied: "
 EXCLUDED = "excluded by notRunOn: "
-R_AWS = PlacementSpec(run_on=[AWS])
-N_VCLUSTER = PlacementSpec(not_run_on=[VCLUSTER])
-R_AWS_N_VCLUSTER = PlacementSpec(run_on=[AWS], not_run_on=[VCLUSTER])
-R_AWS_PRODUCTION = PlacementSpec(run_on=[AWS, PRODUCTION])
+R_AWS = PlacementConstraints(run_on=[AWS])
+N_VCLUSTER = PlacementConstraints(not_run_on=[VCLUSTER])
+R_AWS_N_VCLUSTER = PlacementConstraints(run_on=[AWS], not_run_on=[VCLUSTER])
+R_AWS_PRODUCTION = PlacementConstraints(run_on=[AWS, PRODUCTION])
 
 EVALUATE_CASES = [
     # 15. Empty spec
     pytest.param(
-        PlacementSpec(),
+        PlacementConstraints(),
         cluster(provider="aws"),
-        PlacementResult(True, "no placement constraints defined", None, None),
+        Eligibility(True, "no placement constraints defined", None, None),
         id="15-empty-spec",
     ),
     pytest.param(
-        PlacementSpec(),
+        PlacementConstraints(),
         None,
-        PlacementResult(True, "no placement constraints defined", None, None),
+        Eligibility(True, "no placement constraints defined", None, None),
         id="15-empty-spec-nil-labels",
     ),
     # 16. RunOn only
     pytest.param(
         R_AWS,
         cluster(provider="aws"),
-        PlacementResult(True, SATISFIED + "provider = aws", ["provider = aws"], None),
+        Eligibility(True, SATISFIED + "provider = aws", ["provider = aws"], None),
         id="16-runon-match",
     ),
     pytest.param(
         R_AWS,
         cluster(provider="gcp"),
-        PlacementResult(False, NOT_SATISFIED + "provider = aws", None, None),
+        Eligibility(False, NOT_SATISFIED + "provider = aws", None, None),
         id="16-runon-no-match",
     ),
     pytest.param(
         R_AWS,
         None,
-        PlacementResult(False, NOT_SATISFIED + "provider = aws", None, None),
+        Eligibility(False, NOT_SATISFIED + "provider = aws", None, None),
         id="16-runon-nil-labels",
     ),
     # 17. NotRunOn only
     pytest.param(
         N_VCLUSTER,
         cluster(cluster_type="vcluster"),
-        PlacementResult(
-            False, EXCLUDED + "cluster-type = vcluster", None, ["cluster-type = vcluster"]
-        ),
+        Eligibility(False, EXCLUDED + "cluster-type = vcluster", None, ["cluster-type = vcluster"]),
         id="17-excluded",
     ),
     pytest.param(
         N_VCLUSTER,
         cluster(cluster_type="eks"),
-        PlacementResult(True, NO_RUN_ON, None, None),
+        Eligibility(True, NO_RUN_ON, None, None),
         id="17-not-excluded",
     ),
     # 18. Both
     pytest.param(
         R_AWS_N_VCLUSTER,
         cluster(provider="aws", cluster_type="eks"),
-        PlacementResult(True, SATISFIED + "provider = aws", ["provider = aws"], None),
+        Eligibility(True, SATISFIED + "provider = aws", ["provider = aws"], None),
         id="18-eligible",
     ),
     pytest.param(
         R_AWS_N_VCLUSTER,
         cluster(provider="aws", cluster_type="vcluster"),
-        PlacementResult(
+        Eligibility(
             False,
             EXCLUDED + "cluster-type = vcluster",
             ["provider = aws"],
@@ -262,14 +260,14 @@ EVALUATE_CASES = [
     pytest.param(
         R_AWS_N_VCLUSTER,
         cluster(provider="gcp", cluster_type="vcluster"),
-        PlacementResult(False, NOT_SATISFIED + "provider = aws", None, None),
+        Eligibility(False, NOT_SATISFIED + "provider = aws", None, None),
         id="18-runon-fails-notrunon-not-evaluated",
     ),
     # 19. Several RunOn conditions: all evaluated, the reason lists the failed ones.
     pytest.param(
         R_AWS_PRODUCTION,
         cluster(provider="aws", environment="production"),
-        PlacementResult(
+        Eligibility(
             True,
             SATISFIED + "provider = aws, environment = production",
             ["provider = aws", "environment = production"],
@@ -280,24 +278,20 @@ EVALUATE_CASES = [
     pytest.param(
         R_AWS_PRODUCTION,
         cluster(provider="aws", environment="staging"),
-        PlacementResult(
-            False, NOT_SATISFIED + "environment = production", ["provider = aws"], None
-        ),
+        Eligibility(False, NOT_SATISFIED + "environment = production", ["provider = aws"], None),
         id="19-one-fails",
     ),
     pytest.param(
         R_AWS_PRODUCTION,
         cluster(provider="gcp", environment="staging"),
-        PlacementResult(False, NOT_SATISFIED + "provider = aws, environment = production"),
+        Eligibility(False, NOT_SATISFIED + "provider = aws, environment = production"),
         id="19-both-fail",
     ),
     # Section 2 step 3: the first matching NotRunOn condition is the one reported.
     pytest.param(
-        PlacementSpec(not_run_on=[PRODUCTION, VCLUSTER, AWS]),
+        PlacementConstraints(not_run_on=[PRODUCTION, VCLUSTER, AWS]),
         cluster(provider="aws", cluster_type="vcluster", environment="dev"),
-        PlacementResult(
-            False, EXCLUDED + "cluster-type = vcluster", None, ["cluster-type = vcluster"]
-        ),
+        Eligibility(False, EXCLUDED + "cluster-type = vcluster", None, ["cluster-type = vcluster"]),
         id="first-matching-notrunon",
     ),
 ]
@@ -305,7 +299,7 @@ EVALUATE_CASES = [
 
 @pytest.mark.parametrize(("spec", "labels", "expected"), EVALUATE_CASES)
 def test_evaluate_spec(
-    spec: PlacementSpec, labels: dict[str, str] | None, expected: PlacementResult
+    spec: PlacementConstraints, labels: dict[str, str] | None, expected: Eligibility
 ) -> None:
     assert evaluate(spec, labels) == expected
 
@@ -313,16 +307,16 @@ def test_evaluate_spec(
 # --- 20: IsEmpty --------------------------------------------------------------------------
 
 IS_EMPTY_CASES = [
-    pytest.param(PlacementSpec(), True, id="empty"),
-    pytest.param(PlacementSpec(run_on=[], not_run_on=[]), True, id="empty-lists"),
-    pytest.param(PlacementSpec(run_on=[AWS]), False, id="only-runon"),
-    pytest.param(PlacementSpec(not_run_on=[VCLUSTER]), False, id="only-notrunon"),
+    pytest.param(PlacementConstraints(), True, id="empty"),
+    pytest.param(PlacementConstraints(run_on=[], not_run_on=[]), True, id="empty-lists"),
+    pytest.param(PlacementConstraints(run_on=[AWS]), False, id="only-runon"),
+    pytest.param(PlacementConstraints(not_run_on=[VCLUSTER]), False, id="only-notrunon"),
     pytest.param(R_AWS_N_VCLUSTER, False, id="both"),
 ]
 
 
 @pytest.mark.parametrize(("spec", "expected"), IS_EMPTY_CASES)
-def test_is_empty(spec: PlacementSpec, expected: bool) -> None:
+def test_is_empty(spec: PlacementConstraints, expected: bool) -> None:
     assert spec.is_empty() is expected
 
 
@@ -340,7 +334,9 @@ ANY3 = Any(AWS, GCP, AZURE)
 
 REAL_WORLD_CASES = [
     pytest.param(
-        PlacementSpec(run_on=[AWS, CLUSTER_TYPE.in_("eks", "self-managed")], not_run_on=[VCLUSTER]),
+        PlacementConstraints(
+            run_on=[AWS, CLUSTER_TYPE.in_("eks", "self-managed")], not_run_on=[VCLUSTER]
+        ),
         EKS_CLUSTER,
         SATISFIED + "provider = aws, cluster-type in (eks, self-managed)",
         id="aws-eks-not-vcluster-on-eks",
@@ -353,43 +349,43 @@ REAL_WORLD_CASES = [
         id="aws-not-vcluster-on-vcluster",
     ),
     pytest.param(
-        PlacementSpec(run_on=[ANY3]),
+        PlacementConstraints(run_on=[ANY3]),
         GKE_CLUSTER,
         SATISFIED + "any(provider = aws OR provider = gcp OR provider = azure)",
         id="any-cloud-on-gke",
     ),
     pytest.param(
-        PlacementSpec(run_on=[VCLUSTER]),
+        PlacementConstraints(run_on=[VCLUSTER]),
         VCLUSTER_DEV,
         SATISFIED + "cluster-type = vcluster",
         id="vcluster-only-on-vcluster",
     ),
     pytest.param(
-        PlacementSpec(run_on=[VCLUSTER]),
+        PlacementConstraints(run_on=[VCLUSTER]),
         EKS_CLUSTER,
         NOT_SATISFIED + "cluster-type = vcluster",
         id="vcluster-only-on-eks",
     ),
     pytest.param(
-        PlacementSpec(run_on=[PRODUCTION]),
+        PlacementConstraints(run_on=[PRODUCTION]),
         EKS_CLUSTER,
         SATISFIED + "environment = production",
         id="production-only-on-eks",
     ),
     pytest.param(
-        PlacementSpec(run_on=[PRODUCTION]),
+        PlacementConstraints(run_on=[PRODUCTION]),
         VCLUSTER_DEV,
         NOT_SATISFIED + "environment = production",
         id="production-only-on-vcluster",
     ),
     pytest.param(
-        PlacementSpec(not_run_on=[ENVIRONMENT.eq("staging")]),
+        PlacementConstraints(not_run_on=[ENVIRONMENT.eq("staging")]),
         EKS_CLUSTER,
         NO_RUN_ON,
         id="not-staging-on-eks",
     ),
     pytest.param(
-        PlacementSpec(run_on=[NESTED]),
+        PlacementConstraints(run_on=[NESTED]),
         EKS_CLUSTER,
         SATISFIED + "all(any(all(provider = aws AND cluster-type = eks) OR "
         "all(provider = gcp AND cluster-type = gke)) AND environment = production)",
@@ -399,7 +395,9 @@ REAL_WORLD_CASES = [
 
 
 @pytest.mark.parametrize(("spec", "labels", "reason"), REAL_WORLD_CASES)
-def test_real_world_clusters(spec: PlacementSpec, labels: dict[str, str], reason: str) -> None:
+def test_real_world_clusters(
+    spec: PlacementConstraints, labels: dict[str, str], reason: str
+) -> None:
     result = evaluate(spec, labels)
     assert result.reason == reason
     assert result.eligible is not reason.startswith((NOT_SATISFIED, EXCLUDED))
@@ -408,20 +406,22 @@ def test_real_world_clusters(spec: PlacementSpec, labels: dict[str, str], reason
 # --- 22: effective placement --------------------------------------------------------------
 
 MODULE = R_AWS_N_VCLUSTER
-DEF_GCP = PlacementSpec(run_on=[GCP])
-DEF_NOT_DEV = PlacementSpec(not_run_on=[ENVIRONMENT.eq("dev")])
+DEF_GCP = PlacementConstraints(run_on=[GCP])
+DEF_NOT_DEV = PlacementConstraints(not_run_on=[ENVIRONMENT.eq("dev")])
 
 EFFECTIVE_CASES = [
     pytest.param(MODULE, DEF_GCP, DEF_GCP, id="definition-overrides"),
-    pytest.param(MODULE, PlacementSpec(), MODULE, id="empty-definition-inherits"),
-    pytest.param(PlacementSpec(), PlacementSpec(), PlacementSpec(), id="both-empty"),
+    pytest.param(MODULE, PlacementConstraints(), MODULE, id="empty-definition-inherits"),
+    pytest.param(
+        PlacementConstraints(), PlacementConstraints(), PlacementConstraints(), id="both-empty"
+    ),
     pytest.param(MODULE, DEF_NOT_DEV, DEF_NOT_DEV, id="definition-only-notrunon"),
 ]
 
 
 @pytest.mark.parametrize(("module", "definition", "expected"), EFFECTIVE_CASES)
 def test_effective_placement(
-    module: PlacementSpec, definition: PlacementSpec, expected: PlacementSpec
+    module: PlacementConstraints, definition: PlacementConstraints, expected: PlacementConstraints
 ) -> None:
     assert get_effective_placement(module, definition) == expected
 
@@ -432,7 +432,7 @@ def test_effective_placement_definition_with_only_notrunon_has_no_runon() -> Non
 
 @pytest.mark.parametrize(("provider", "eligible"), [("gcp", True), ("aws", False)])
 def test_effective_placement_definition_wins_when_evaluated(provider: str, eligible: bool) -> None:
-    spec = get_effective_placement(PlacementSpec(run_on=[AWS]), DEF_GCP)
+    spec = get_effective_placement(PlacementConstraints(run_on=[AWS]), DEF_GCP)
     assert evaluate(spec, cluster(provider=provider)).eligible is eligible
 
 
@@ -454,32 +454,38 @@ def test_invalid_operator_is_not_valid_and_never_matches(operator: str) -> None:
 # --- 24-25: ValidatePlacement -------------------------------------------------------------
 
 NO_ERROR_SPECS = [
-    pytest.param(PlacementSpec(), id="empty"),
-    pytest.param(PlacementSpec(run_on=[C_AWS]), id="only-runon"),
-    pytest.param(PlacementSpec(not_run_on=[C_AWS]), id="only-notrunon"),
-    pytest.param(PlacementSpec(run_on=[C_AWS], not_run_on=[DEV]), id="different-keys"),
-    pytest.param(PlacementSpec(run_on=[C_AWS], not_run_on=[C_GCP]), id="eq-different-values"),
+    pytest.param(PlacementConstraints(), id="empty"),
+    pytest.param(PlacementConstraints(run_on=[C_AWS]), id="only-runon"),
+    pytest.param(PlacementConstraints(not_run_on=[C_AWS]), id="only-notrunon"),
+    pytest.param(PlacementConstraints(run_on=[C_AWS], not_run_on=[DEV]), id="different-keys"),
     pytest.param(
-        PlacementSpec(run_on=[CLOUD.in_("aws", "gcp", "azure")], not_run_on=[CLOUD.in_("aws")]),
+        PlacementConstraints(run_on=[C_AWS], not_run_on=[C_GCP]), id="eq-different-values"
+    ),
+    pytest.param(
+        PlacementConstraints(
+            run_on=[CLOUD.in_("aws", "gcp", "azure")], not_run_on=[CLOUD.in_("aws")]
+        ),
         id="in-partly-excluded",
     ),
-    pytest.param(PlacementSpec(run_on=[Any(C_AWS, C_GCP)], not_run_on=[DEV]), id="any-vs-other"),
     pytest.param(
-        PlacementSpec(
+        PlacementConstraints(run_on=[Any(C_AWS, C_GCP)], not_run_on=[DEV]), id="any-vs-other"
+    ),
+    pytest.param(
+        PlacementConstraints(
             run_on=[All(C_AWS, REGION.in_("us-east-1", "us-west-2"))],
             not_run_on=[Label("cluster-type").eq("vcluster")],
         ),
         id="all-vs-other-key",
     ),
     pytest.param(
-        PlacementSpec(run_on=[Any(C_AWS, C_GCP, C_AZURE)], not_run_on=[C_AWS]),
+        PlacementConstraints(run_on=[Any(C_AWS, C_GCP, C_AZURE)], not_run_on=[C_AWS]),
         id="any-partly-excluded",
     ),
 ]
 
 
 @pytest.mark.parametrize("spec", NO_ERROR_SPECS)
-def test_validate_no_error(spec: PlacementSpec) -> None:
+def test_validate_no_error(spec: PlacementConstraints) -> None:
     assert validate_placement(spec) is None
 
 
@@ -541,9 +547,11 @@ ERROR_CASES = [
 
 
 @pytest.mark.parametrize(("run", "not_run", "substring", "reason"), ERROR_CASES)
-def test_validate_error(run: Condition, not_run: Condition, substring: str, reason: str) -> None:
+def test_validate_error(
+    run: ClusterCondition, not_run: ClusterCondition, substring: str, reason: str
+) -> None:
     with pytest.raises(ValidationError) as info:
-        validate_placement(PlacementSpec(run_on=[run], not_run_on=[not_run]))
+        validate_placement(PlacementConstraints(run_on=[run], not_run_on=[not_run]))
     err = info.value
     assert substring in err.message
     assert err.message == conflict_message(reason)
@@ -552,7 +560,9 @@ def test_validate_error(run: Condition, not_run: Condition, substring: str, reas
 
 
 def test_validate_error_full_message_of_case_25() -> None:
-    spec = PlacementSpec(run_on=[ALL_AWS_PROD], not_run_on=[Any(C_AWS, REGION.eq("eu-west-1"))])
+    spec = PlacementConstraints(
+        run_on=[ALL_AWS_PROD], not_run_on=[Any(C_AWS, REGION.eq("eu-west-1"))]
+    )
     with pytest.raises(ValidationError) as info:
         validate_placement(spec)
     assert str(info.value) == (
@@ -596,7 +606,9 @@ CONFLICT_CASES = [
 
 
 @pytest.mark.parametrize(("run", "not_run", "reason"), CONFLICT_CASES)
-def test_conditions_conflict(run: Condition, not_run: Condition, reason: str | None) -> None:
+def test_conditions_conflict(
+    run: ClusterCondition, not_run: ClusterCondition, reason: str | None
+) -> None:
     assert conditions_conflict(run, not_run) == reason
 
 
@@ -673,14 +685,16 @@ RULE_CASES = [
 
 
 @pytest.mark.parametrize(("run", "not_run", "reason"), RULE_CASES)
-def test_conditions_conflict_rules(run: Condition, not_run: Condition, reason: str | None) -> None:
+def test_conditions_conflict_rules(
+    run: ClusterCondition, not_run: ClusterCondition, reason: str | None
+) -> None:
     assert conditions_conflict(run, not_run) == reason
 
 
 def test_validate_reports_first_conflict_runon_outer_loop() -> None:
     a, b = Label("a").eq("1"), Label("b").eq("1")
     with pytest.raises(ValidationError) as info:
-        validate_placement(PlacementSpec(run_on=[a, b], not_run_on=[b, a]))
+        validate_placement(PlacementConstraints(run_on=[a, b], not_run_on=[b, a]))
     assert (info.value.run_on, info.value.not_run_on) == ("a = 1", "a = 1")
     assert info.value.message == conflict_message(
         "identical condition 'a = 1' in both RunOn and NotRunOn"
@@ -688,7 +702,7 @@ def test_validate_reports_first_conflict_runon_outer_loop() -> None:
 
 
 def test_validate_same_key_in_both_lists_is_not_a_conflict() -> None:
-    assert validate_placement(PlacementSpec(run_on=[C_AWS], not_run_on=[C_GCP])) is None
+    assert validate_placement(PlacementConstraints(run_on=[C_AWS], not_run_on=[C_GCP])) is None
 
 
 # --- 28: ValidationError ------------------------------------------------------------------

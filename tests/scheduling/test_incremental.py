@@ -64,7 +64,7 @@ def fingerprint(result: ScheduleResult) -> list[Any]:
                 o.filter_records,
                 o.spread_scores,
                 o.spread_blocked,
-                (c.eligible_sets, c.member_of, c.terminating, c.ids.tolist()),
+                (c.eligible_sets, c.member_of, c.terminating, c.positions.tolist()),
                 [cl.model_dump(mode="json") for cl in c.clusters],
                 [
                     e.to_dict()

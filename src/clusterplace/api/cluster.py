@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Annotated, ClassVar, Literal
 
 from pydantic import Field, StringConstraints
@@ -20,8 +21,8 @@ from clusterplace.api.selectors import LabelSelector
 __all__ = [
     "CLUSTERSET_LABEL",
     "ClusterClaim",
-    "ClusterSelector",
     "ManagedCluster",
+    "ManagedClusterSelector",
     "ManagedClusterSet",
     "ManagedClusterSetBinding",
     "Taint",
@@ -108,7 +109,7 @@ class ManagedCluster(KubeObject):
         return self.metadata.deletion_timestamp is not None
 
 
-class ClusterSelector(KubeModel):
+class ManagedClusterSelector(KubeModel):
     # v1beta1's LegacyClusterSetLabel is converted to ExclusiveClusterSetLabel on load.
     selector_type: Literal["ExclusiveClusterSetLabel", "LabelSelector"] = "ExclusiveClusterSetLabel"
     label_selector: LabelSelector | None = None
@@ -119,7 +120,7 @@ class ManagedNamespaceConfig(KubeModel):
 
 
 class ManagedClusterSetSpec(KubeModel):
-    cluster_selector: ClusterSelector = Field(default_factory=ClusterSelector)
+    cluster_selector: ManagedClusterSelector = Field(default_factory=ManagedClusterSelector)
     managed_namespaces: list[ManagedNamespaceConfig] | None = None
 
 
@@ -150,3 +151,16 @@ class ManagedClusterSetBinding(KubeObject):
 
     spec: ManagedClusterSetBindingSpec
     status: ConditionsStatus | None = None
+
+
+def __getattr__(name: str) -> type[ManagedClusterSelector]:
+    # The old name, which clashed with the Placement predicate's ClusterSelector.
+    if name != "ClusterSelector":
+        raise AttributeError(f"module 'clusterplace.api.cluster' has no attribute {name!r}")
+    warnings.warn(
+        "clusterplace.api.cluster.ClusterSelector is now ManagedClusterSelector (upstream's "
+        "name; the old one goes away in the next release)",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return ManagedClusterSelector

@@ -15,7 +15,7 @@ from clusterplace.defkit import cue
 from clusterplace.defkit.cue_reader import CueReadError, dedent, top_level_blocks
 from clusterplace.defkit.params import Param
 from clusterplace.defkit.template import Template
-from clusterplace.placement import Condition, PlacementSpec
+from clusterplace.placement import ClusterCondition, PlacementConstraints
 
 __all__ = [
     "ComponentDefinition",
@@ -51,8 +51,8 @@ class Definition:
     def __init__(self, name: str) -> None:
         self.name = name
         self._description = ""
-        self._run_on: list[Condition] = []
-        self._not_run_on: list[Condition] = []
+        self._run_on: list[ClusterCondition] = []
+        self._not_run_on: list[ClusterCondition] = []
         self._params: list[Param] = []
         self._template: Callable[[Template], Any] | None = None
         self._raw_cue: str | None = None
@@ -62,12 +62,12 @@ class Definition:
         self._description = text
         return self
 
-    def run_on(self, *conditions: Condition) -> Any:
+    def run_on(self, *conditions: ClusterCondition) -> Any:
         """Conditions that must all hold; repeated calls add more (AND)."""
         self._run_on.extend(conditions)
         return self
 
-    def not_run_on(self, *conditions: Condition) -> Any:
+    def not_run_on(self, *conditions: ClusterCondition) -> Any:
         """Conditions any of which excludes a cluster; repeated calls add more."""
         self._not_run_on.extend(conditions)
         return self
@@ -92,8 +92,8 @@ class Definition:
         return self
 
     @property
-    def placement(self) -> PlacementSpec:
-        return PlacementSpec(run_on=self._run_on, not_run_on=self._not_run_on)
+    def placement(self) -> PlacementConstraints:
+        return PlacementConstraints(run_on=self._run_on, not_run_on=self._not_run_on)
 
     @property
     def description_text(self) -> str:

@@ -31,7 +31,7 @@ from clusterplace.defkit.definitions import (
 )
 from clusterplace.defkit.registry import DefinitionError, collecting, name_problem
 from clusterplace.errors import InputError, InputErrors, Location
-from clusterplace.placement import LabelCondition, PlacementSpec
+from clusterplace.placement import LabelCondition, PlacementConstraints
 from clusterplace.safepath import resolve_inside
 
 __all__ = ["TYPE_DIRS", "LoadedDefinition", "Module", "load_module", "module_placement"]
@@ -59,7 +59,7 @@ class Module:
     warnings: list[str] = field(default_factory=list)
 
     @property
-    def placement(self) -> PlacementSpec:
+    def placement(self) -> PlacementConstraints:
         return module_placement(self.metadata)
 
     @property
@@ -81,12 +81,12 @@ def _conditions(entries: list[PlacementCondition] | None) -> list[LabelCondition
     return [LabelCondition(e.key, e.operator, e.values or []) for e in entries or []]
 
 
-def module_placement(metadata: DefinitionModule | None) -> PlacementSpec:
+def module_placement(metadata: DefinitionModule | None) -> PlacementConstraints:
     """The module-wide placement of ``spec.placement`` (flat label conditions)."""
     placement = metadata.spec.placement if metadata else None
     if placement is None:
-        return PlacementSpec()
-    return PlacementSpec(_conditions(placement.run_on), _conditions(placement.not_run_on))
+        return PlacementConstraints()
+    return PlacementConstraints(_conditions(placement.run_on), _conditions(placement.not_run_on))
 
 
 def _load_metadata(path: Path, warnings: list[str]) -> DefinitionModule | None:

@@ -1,11 +1,15 @@
 """KubeVela defkit cluster placement: conditions, specs, evaluation and validation.
 
->>> from clusterplace.placement import All, Any, Label, Not, PlacementSpec, evaluate
->>> spec = PlacementSpec(run_on=[Label("provider").in_("aws", "gcp")],
-...                      not_run_on=[Label("cluster-type").eq("vcluster")])
+>>> from clusterplace.placement import All, Any, Label, Not, PlacementConstraints, evaluate
+>>> spec = PlacementConstraints(run_on=[Label("provider").in_("aws", "gcp")],
+...                             not_run_on=[Label("cluster-type").eq("vcluster")])
 >>> evaluate(spec, {"provider": "aws"}).reason
 'runOn conditions satisfied: provider in (aws, gcp)'
 """
+
+import importlib
+import warnings
+from typing import Any as _Any
 
 from clusterplace.placement.cluster_identity import (
     CLUSTER_IDENTITY_CONFIGMAP,
@@ -21,7 +25,7 @@ from clusterplace.placement.conditions import (
     AllCondition,
     Any,
     AnyCondition,
-    Condition,
+    ClusterCondition,
     Eq,
     Exists,
     In,
@@ -35,8 +39,8 @@ from clusterplace.placement.conditions import (
 )
 from clusterplace.placement.satisfiability import find_labels
 from clusterplace.placement.spec import (
-    PlacementResult,
-    PlacementSpec,
+    Eligibility,
+    PlacementConstraints,
     evaluate,
     get_effective_placement,
 )
@@ -50,8 +54,9 @@ __all__ = [
     "AllCondition",
     "Any",
     "AnyCondition",
-    "Condition",
+    "ClusterCondition",
     "ConfigMapSource",
+    "Eligibility",
     "Eq",
     "Exists",
     "In",
@@ -62,8 +67,7 @@ __all__ = [
     "NotCondition",
     "NotExists",
     "NotIn",
-    "PlacementResult",
-    "PlacementSpec",
+    "PlacementConstraints",
     "ValidationError",
     "cluster_labels_exist",
     "evaluate",
@@ -73,3 +77,25 @@ __all__ = [
     "get_effective_placement",
     "validate_placement",
 ]
+
+# Renamed so that no two packages define a class of the same name (the OCM models in
+# clusterplace.api have Condition and PlacementSpec): old name -> (module, new name).
+_RENAMED = {
+    "Condition": ("clusterplace.placement.conditions", "ClusterCondition"),
+    "PlacementSpec": ("clusterplace.placement.spec", "PlacementConstraints"),
+    "PlacementResult": ("clusterplace.placement.spec", "Eligibility"),
+}
+
+
+def __getattr__(name: str) -> _Any:
+    renamed = _RENAMED.get(name)
+    if renamed is None:
+        raise AttributeError(f"module 'clusterplace.placement' has no attribute {name!r}")
+    module, new_name = renamed
+    warnings.warn(
+        f"clusterplace.placement.{name} is now {new_name} (the old name goes away in the "
+        "next release)",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return getattr(importlib.import_module(module), new_name)

@@ -17,7 +17,7 @@ __all__ = [
     "AllCondition",
     "Any",
     "AnyCondition",
-    "Condition",
+    "ClusterCondition",
     "Eq",
     "Exists",
     "In",
@@ -51,7 +51,7 @@ def _never(_labels: Labels) -> bool:
     return False
 
 
-class Condition(ABC):
+class ClusterCondition(ABC):
     """Anything that can be evaluated against a cluster's labels."""
 
     @abstractmethod
@@ -66,7 +66,7 @@ class Condition(ABC):
 
     def __eq__(self, other: object) -> bool:
         return (
-            isinstance(other, Condition)
+            isinstance(other, ClusterCondition)
             and type(self) is type(other)
             and self._identity() == other._identity()
         )
@@ -78,7 +78,7 @@ class Condition(ABC):
     def _identity(self) -> object: ...
 
 
-class LabelCondition(Condition):
+class LabelCondition(ClusterCondition):
     """One condition on one label: ``key``, an operator name, and values.
 
     Unknown operators never match (they are not errors); Eq/Ne/In/NotIn with no values
@@ -135,10 +135,10 @@ class LabelCondition(Condition):
         return out
 
 
-class AllCondition(Condition):
+class AllCondition(ClusterCondition):
     """AND of its conditions; empty: always true."""
 
-    def __init__(self, conditions: Sequence[Condition]) -> None:
+    def __init__(self, conditions: Sequence[ClusterCondition]) -> None:
         self.conditions = tuple(conditions)
 
     def evaluate(self, labels: Labels | None) -> bool:
@@ -151,10 +151,10 @@ class AllCondition(Condition):
         return f"all({' AND '.join(str(c) for c in self.conditions)})"
 
 
-class AnyCondition(Condition):
+class AnyCondition(ClusterCondition):
     """OR of its conditions; empty: never true."""
 
-    def __init__(self, conditions: Sequence[Condition]) -> None:
+    def __init__(self, conditions: Sequence[ClusterCondition]) -> None:
         self.conditions = tuple(conditions)
 
     def evaluate(self, labels: Labels | None) -> bool:
@@ -167,10 +167,10 @@ class AnyCondition(Condition):
         return f"any({' OR '.join(str(c) for c in self.conditions)})"
 
 
-class NotCondition(Condition):
+class NotCondition(ClusterCondition):
     """Negation; ``Not(None)`` is always true."""
 
-    def __init__(self, condition: Condition | None) -> None:
+    def __init__(self, condition: ClusterCondition | None) -> None:
         self.condition = condition
 
     def evaluate(self, labels: Labels | None) -> bool:
@@ -210,16 +210,16 @@ class Label:
         return LabelCondition(self.key, NotExists)
 
 
-def All(*conditions: Condition) -> AllCondition:
+def All(*conditions: ClusterCondition) -> AllCondition:
     """All conditions must match (an empty ``All()`` always matches)."""
     return AllCondition(conditions)
 
 
-def Any(*conditions: Condition) -> AnyCondition:
+def Any(*conditions: ClusterCondition) -> AnyCondition:
     """At least one condition must match (an empty ``Any()`` never matches)."""
     return AnyCondition(conditions)
 
 
-def Not(condition: Condition | None) -> NotCondition:
+def Not(condition: ClusterCondition | None) -> NotCondition:
     """The inverse of ``condition`` (``Not(None)`` always matches)."""
     return NotCondition(condition)

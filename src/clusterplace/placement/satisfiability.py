@@ -13,18 +13,18 @@ from collections.abc import Iterator, Sequence
 from clusterplace.placement.conditions import (
     AllCondition,
     AnyCondition,
-    Condition,
+    ClusterCondition,
     LabelCondition,
     NotCondition,
 )
-from clusterplace.placement.spec import PlacementSpec
+from clusterplace.placement.spec import PlacementConstraints
 
 __all__ = ["find_labels", "first_unsatisfiable"]
 
 _ABSENT = None
 
 
-def _label_leaves(condition: Condition | None) -> Iterator[LabelCondition]:
+def _label_leaves(condition: ClusterCondition | None) -> Iterator[LabelCondition]:
     if isinstance(condition, LabelCondition):
         yield condition
     elif isinstance(condition, AllCondition | AnyCondition):
@@ -34,7 +34,7 @@ def _label_leaves(condition: Condition | None) -> Iterator[LabelCondition]:
         yield from _label_leaves(condition.condition)
 
 
-def _domains(conditions: Sequence[Condition]) -> dict[str, list[str | None]]:
+def _domains(conditions: Sequence[ClusterCondition]) -> dict[str, list[str | None]]:
     values: dict[str, set[str]] = {}
     for condition in conditions:
         for leaf in _label_leaves(condition):
@@ -48,7 +48,7 @@ def _domains(conditions: Sequence[Condition]) -> dict[str, list[str | None]]:
     return domains
 
 
-def _partial(condition: Condition, assigned: dict[str, str | None]) -> bool | None:
+def _partial(condition: ClusterCondition, assigned: dict[str, str | None]) -> bool | None:
     """Three-valued evaluation: True, False, or None while a key it reads is unassigned."""
     if isinstance(condition, LabelCondition):
         if condition.key not in assigned:
@@ -70,7 +70,9 @@ def _partial(condition: Condition, assigned: dict[str, str | None]) -> bool | No
 
 
 def _search(
-    run: Sequence[Condition], avoid: Sequence[Condition], domains: dict[str, list[str | None]]
+    run: Sequence[ClusterCondition],
+    avoid: Sequence[ClusterCondition],
+    domains: dict[str, list[str | None]],
 ) -> dict[str, str | None] | None:
     keys = list(domains)
     assigned: dict[str, str | None] = {}
@@ -95,7 +97,7 @@ def _search(
     return dict(assigned) if step(0) else None
 
 
-def find_labels(spec: PlacementSpec) -> dict[str, str] | None:
+def find_labels(spec: PlacementConstraints) -> dict[str, str] | None:
     """A label set on which ``spec`` is eligible, or None when there is none."""
     domains = _domains([*spec.run_on, *spec.not_run_on])
     found = _search(spec.run_on, spec.not_run_on, domains)
@@ -104,7 +106,7 @@ def find_labels(spec: PlacementSpec) -> dict[str, str] | None:
     return {k: v for k, v in sorted(found.items()) if v is not None}
 
 
-def first_unsatisfiable(spec: PlacementSpec) -> tuple[str, str, str]:
+def first_unsatisfiable(spec: PlacementConstraints) -> tuple[str, str, str]:
     """(RunOn text, NotRunOn text, reason) naming the smallest conflicting part found."""
     run = list(spec.run_on)
     for i, condition in enumerate(run):

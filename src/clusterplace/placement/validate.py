@@ -13,7 +13,7 @@ from clusterplace.labels import Labels
 from clusterplace.placement.conditions import (
     AllCondition,
     AnyCondition,
-    Condition,
+    ClusterCondition,
     Eq,
     Exists,
     In,
@@ -22,7 +22,7 @@ from clusterplace.placement.conditions import (
     NotExists,
 )
 from clusterplace.placement.satisfiability import find_labels, first_unsatisfiable
-from clusterplace.placement.spec import PlacementSpec
+from clusterplace.placement.spec import PlacementConstraints
 
 __all__ = ["ValidationError", "validate_placement"]
 
@@ -44,19 +44,19 @@ def _message(reason: str) -> str:
     return f"conflicting placement constraints: {reason} - definition may never be eligible to run"
 
 
-def _required(condition: Condition) -> list[Condition]:
+def _required(condition: ClusterCondition) -> list[ClusterCondition]:
     if isinstance(condition, AllCondition):
         return [leaf for inner in condition.conditions for leaf in _required(inner)]
     return [condition]
 
 
-def _excluders(condition: Condition) -> list[Condition]:
+def _excluders(condition: ClusterCondition) -> list[ClusterCondition]:
     if isinstance(condition, AnyCondition):
         return [leaf for inner in condition.conditions for leaf in _excluders(inner)]
     return [condition]
 
 
-def _leaves(condition: Condition | None) -> list[LabelCondition]:
+def _leaves(condition: ClusterCondition | None) -> list[LabelCondition]:
     if isinstance(condition, LabelCondition):
         return [condition]
     if isinstance(condition, AllCondition | AnyCondition):
@@ -94,7 +94,7 @@ def label_conflict(run: LabelCondition, not_run: LabelCondition) -> str | None:
     return None
 
 
-def _leaf_conflict(required: Condition, excluder: Condition) -> str | None:
+def _leaf_conflict(required: ClusterCondition, excluder: ClusterCondition) -> str | None:
     if isinstance(required, LabelCondition) and isinstance(excluder, LabelCondition):
         return label_conflict(required, excluder)
     if isinstance(required, AnyCondition) and isinstance(excluder, LabelCondition):
@@ -122,7 +122,7 @@ def _any_overlap(run: AnyCondition, not_run: AnyCondition) -> bool:
     return bool(run_leaves) and covered == len(run_leaves)
 
 
-def _composite(run: Condition, not_run: Condition) -> str | None:
+def _composite(run: ClusterCondition, not_run: ClusterCondition) -> str | None:
     if (
         isinstance(run, AnyCondition)
         and isinstance(not_run, AnyCondition)
@@ -141,7 +141,7 @@ def _composite(run: Condition, not_run: Condition) -> str | None:
     return None
 
 
-def conditions_conflict(run: Condition, not_run: Condition) -> str | None:
+def conditions_conflict(run: ClusterCondition, not_run: ClusterCondition) -> str | None:
     """Upstream ``conditionsConflict``: the reason, or None."""
     if str(run) == str(not_run):
         return f"identical condition '{run}' in both RunOn and NotRunOn"
@@ -153,7 +153,7 @@ def conditions_conflict(run: Condition, not_run: Condition) -> str | None:
     return _composite(run, not_run)
 
 
-def _upstream_conflict(spec: PlacementSpec) -> ValidationError | None:
+def _upstream_conflict(spec: PlacementConstraints) -> ValidationError | None:
     for run in spec.run_on:
         for not_run in spec.not_run_on:
             reason = conditions_conflict(run, not_run)
@@ -163,7 +163,7 @@ def _upstream_conflict(spec: PlacementSpec) -> ValidationError | None:
 
 
 def validate_placement(
-    spec: PlacementSpec, *, strict: bool = False, witness: bool = False
+    spec: PlacementConstraints, *, strict: bool = False, witness: bool = False
 ) -> Labels | None:
     """Raise :class:`ValidationError` for conflicting constraints.
 

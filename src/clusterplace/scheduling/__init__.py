@@ -1,6 +1,6 @@
 """Open Cluster Management Placement scheduling, faithful to upstream and explained.
 
->>> from clusterplace.api import expand_sources, load_fleet
+>>> from clusterplace.codecs import expand_sources, load_fleet
 >>> from clusterplace.scheduling import explain_placement, schedule
 >>> result = schedule(load_fleet(expand_sources(["examples/fleet"])))  # doctest: +SKIP
 >>> explain_placement(result, "apps", "analytics")  # doctest: +SKIP

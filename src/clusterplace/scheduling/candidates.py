@@ -8,7 +8,6 @@ when it is not empty; terminating clusters are dropped.
 
 from __future__ import annotations
 
-from collections.abc import Hashable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -22,15 +21,20 @@ from clusterplace.api import (
 )
 from clusterplace.errors import ClusterplaceError
 from clusterplace.labels import Selector, SelectorError, from_label_selector, parse
-from clusterplace.scheduling.snapshot import Snapshot
+from clusterplace.scheduling.snapshot import Snapshot, SnapshotIndex
 
 __all__ = [
     "Candidates",
+    "CandidatesIndex",
+    "CandidatesKey",
+    "ListChange",
     "SetSelectorError",
     "cluster_set_selector",
     "find_candidates",
-    "refresh_cluster",
+    "set_selector",
 ]
+
+CandidatesKey = tuple[str, tuple[str, ...]]  # (namespace, spec.clusterSets)
 
 
 class SetSelectorError(ClusterplaceError, ValueError):
@@ -47,21 +51,17 @@ class Candidates:
     # Clusters that would have been candidates but are being deleted.
     terminating: list[str] = field(default_factory=list)
     # The candidates' positions in the snapshot (ascending, i.e. name order).
-    ids: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    positions: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
     def has(self, position: int) -> bool:
-        at = int(np.searchsorted(self.ids, position))
-        return at < len(self.ids) and int(self.ids[at]) == position
+        at = int(np.searchsorted(self.positions, position))
+        return at < len(self.positions) and int(self.positions[at]) == position
 
 
 def set_selector(snapshot: Snapshot, set_name: str) -> Selector:
     """The selector of the ManagedClusterSet ``set_name`` (BuildClusterSelector), once
     per snapshot."""
-    return snapshot.cached(("set selector", set_name), lambda: _set_selector(snapshot, set_name))
-
-
-def _set_selector(snapshot: Snapshot, set_name: str) -> Selector:
-    return cluster_set_selector(snapshot.cluster_sets[set_name])
+    return snapshot.index_of(CandidatesIndex).set_selector(set_name)
 
 
 def cluster_set_selector(cluster_set: ManagedClusterSet) -> Selector:
@@ -81,45 +81,80 @@ def cluster_set_selector(cluster_set: ManagedClusterSet) -> Selector:
 def find_candidates(snapshot: Snapshot, placement: Placement) -> Candidates:
     """The placement's bindings, eligible sets and candidate clusters (cached per run:
     they depend only on the namespace and ``spec.clusterSets``)."""
-    key = candidates_key(placement)
-    table = snapshot.table("candidates")
-    found: Candidates | None = table.get(key)
-    if found is None:
-        found = table[key] = _find(snapshot, *key)
-    return found
+    return snapshot.index_of(CandidatesIndex).find(candidates_key(placement))
 
 
-def candidates_key(placement: Placement) -> tuple[str, tuple[str, ...]]:
+def candidates_key(placement: Placement) -> CandidatesKey:
     """Placements with equal keys have the same candidates."""
     return (placement.namespace, tuple(placement.spec.cluster_sets or ()))
 
 
-def refresh_cluster(snapshot: Snapshot, name: str) -> list[tuple[Hashable, Candidates, Candidates]]:
-    """After cluster ``name`` was replaced in ``snapshot``: bring every cached candidate
-    list up to date. Returns (key, before, after) for each list the cluster is or was in
+@dataclass(frozen=True)
+class ListChange:
+    """What replacing a cluster did to one candidate list the cluster is or was in
     (``before is after`` when only the cluster object was swapped)."""
-    position = snapshot.index[name]
-    cluster = snapshot.cluster_list[position]
-    touched: list[tuple[Hashable, Candidates, Candidates]] = []
-    table = snapshot.table("candidates")
-    for key, before in list(table.items()):
-        labels = cluster.labels
-        sets = [s for s in before.eligible_sets if set_selector(snapshot, s).matches(labels)]
-        was = (before.has(position), name in before.terminating)
-        now = (bool(sets) and not cluster.terminating, bool(sets) and cluster.terminating)
-        if not any(was + now):
-            continue  # neither a candidate nor terminating, before or after
-        if was == now and (not now[0] or before.member_of.get(name) == sets):
-            if now[0]:  # same membership: swap in the new object
-                before.clusters[int(np.searchsorted(before.ids, position))] = cluster
-            touched.append((key, before, before))
-        else:
-            after = table[key] = _find(snapshot, *key)
-            touched.append((key, before, after))
-    return touched
+
+    key: CandidatesKey
+    before: Candidates
+    after: Candidates
+
+
+class CandidatesIndex(SnapshotIndex):
+    """Candidate lists by :func:`candidates_key`, and the cluster sets' selectors."""
+
+    def __init__(self, snapshot: Snapshot) -> None:
+        super().__init__(snapshot)
+        self._lists: dict[CandidatesKey, Candidates] = {}
+        self._selectors: dict[str, Selector] = {}
+        # What the last cluster replacement did to the lists, for whoever reacts to it.
+        self.last_changes: list[ListChange] = []
+
+    def set_selector(self, set_name: str) -> Selector:
+        found = self._selectors.get(set_name)
+        if found is None:
+            found = self._selectors[set_name] = cluster_set_selector(
+                self.snapshot.cluster_sets[set_name]
+            )
+        return found
+
+    def find(self, key: CandidatesKey) -> Candidates:
+        found = self._lists.get(key)
+        if found is None:
+            found = self._lists[key] = _find(self.snapshot, *key)
+        return found
+
+    def holding(self, position: int) -> list[CandidatesKey]:
+        """The keys of the lists built so far that hold the cluster at ``position``."""
+        return [key for key, found in self._lists.items() if found.has(position)]
+
+    def on_cluster_replaced(self, position: int, old: ManagedCluster) -> None:
+        """Bring every list up to date: swap the new object in where membership is
+        unchanged, build the list again where it changed."""
+        snapshot = self.snapshot
+        cluster = snapshot.cluster_list[position]
+        name = cluster.name
+        self.last_changes = []
+        for key, before in list(self._lists.items()):
+            labels = cluster.labels
+            sets = [s for s in before.eligible_sets if self.set_selector(s).matches(labels)]
+            was = (before.has(position), name in before.terminating)
+            now = (bool(sets) and not cluster.terminating, bool(sets) and cluster.terminating)
+            if not any(was + now):
+                continue  # neither a candidate nor terminating, before or after
+            if was == now and (not now[0] or before.member_of.get(name) == sets):
+                if now[0]:  # same membership: swap in the new object
+                    before.clusters[int(np.searchsorted(before.positions, position))] = cluster
+                self.last_changes.append(ListChange(key, before, before))
+            else:
+                after = self._lists[key] = _find(snapshot, *key)
+                self.last_changes.append(ListChange(key, before, after))
+
+    def on_score_changed(self, position: int, resource: str) -> None:
+        """Candidate lists do not depend on add-on scores: nothing to do."""
 
 
 def _find(snapshot: Snapshot, namespace: str, wanted: tuple[str, ...]) -> Candidates:
+    """The candidate list of ``namespace`` with ``spec.clusterSets`` ``wanted``, built."""
     bindings = [b for b in snapshot.bindings.get(namespace, []) if b.name in snapshot.cluster_sets]
     names = {b.name for b in bindings}
     if wanted:
@@ -139,5 +174,5 @@ def _find(snapshot: Snapshot, namespace: str, wanted: tuple[str, ...]) -> Candid
             chosen[cluster.name] = cluster
             member_of.setdefault(cluster.name, []).append(set_name)
     clusters = [chosen[n] for n in sorted(chosen)]
-    ids = np.array([snapshot.index[c.name] for c in clusters], dtype=np.int64)
-    return Candidates(bindings, eligible, clusters, member_of, sorted(terminating), ids)
+    positions = np.array([snapshot.index[c.name] for c in clusters], dtype=np.int64)
+    return Candidates(bindings, eligible, clusters, member_of, sorted(terminating), positions)

@@ -9,6 +9,9 @@ from itertools import accumulate
 from operator import add
 from typing import Any
 
+from clusterplace.api import ManagedCluster
+from clusterplace.scheduling.snapshot import Snapshot, SnapshotIndex
+
 __all__ = [
     "SCORE_MESSAGE_LIMIT",
     "Event",
@@ -80,16 +83,17 @@ def score_message(totals: Mapping[str, int] | Iterable[tuple[str, int]]) -> str:
     return capped_message([f"{name}:{score} " for name, score in pairs])
 
 
-class ScoreNotes:
-    """ScoreUpdate notes over one list of cluster names (a snapshot's, by position).
+class ScoreNotes(SnapshotIndex):
+    """ScoreUpdate notes over the snapshot's cluster names, by position.
 
     Both halves of each ``name:score `` entry are formatted once per run, the name's
     here and the score's on first use (scores repeat across placements): formatting
     them afresh for every placement was most of the cost of its note.
     """
 
-    def __init__(self, names: Sequence[str]) -> None:
-        self._prefixes = [f"{name}:" for name in names]
+    def __init__(self, snapshot: Snapshot) -> None:
+        super().__init__(snapshot)
+        self._prefixes = [f"{name}:" for name in snapshot.names]
         self._texts = _ScoreTexts()
         # Each entry takes at least the shortest prefix and "0 ", so no more than this
         # many can fit (and they cannot all fit): later clusters need not be looked at.
@@ -103,6 +107,12 @@ class ScoreNotes:
         return capped_message(
             list(map(add, map(prefixes.__getitem__, positions), map(texts.__getitem__, totals)))
         )
+
+    def on_cluster_replaced(self, position: int, old: ManagedCluster) -> None:
+        """Notes read cluster names only, which a replacement keeps: nothing to do."""
+
+    def on_score_changed(self, position: int, resource: str) -> None:
+        """Notes are over total scores given to them: nothing to do."""
 
 
 class _ScoreTexts(dict[int, str]):

@@ -22,6 +22,17 @@ import numpy as np
 
 from clusterplace.api import ManagedCluster, Placement
 
+# What plugins read (their ``reads`` sets), re-exported for plugin authors.
+from clusterplace.scheduling.reads import (
+    ADDON_SCORES,
+    CLAIMS,
+    CLUSTER,
+    DECISIONS,
+    LABELS,
+    RESOURCES,
+    TAINTS,
+)
+
 if TYPE_CHECKING:
     from clusterplace.scheduling.snapshot import Snapshot
 
@@ -43,18 +54,6 @@ __all__ = [
     "Scored",
     "Status",
 ]
-
-
-# What a plugin reads (its ``reads`` set), so that whoever reacts to a change (the
-# incremental scheduler, the controller) knows which plugins it can affect, as
-# kube-scheduler's EventsToRegister does.
-LABELS = "labels"
-CLAIMS = "claims"
-TAINTS = "taints"
-RESOURCES = "resources"  # status.allocatable and capacity
-ADDON_SCORES = "addon-scores"
-DECISIONS = "decisions"  # PlacementDecisions: the placement's own, or everyone's
-CLUSTER = "cluster"  # anything of the ManagedCluster (CEL expressions)
 
 
 class Code(Enum):
@@ -109,7 +108,7 @@ class Context:
 class Filtered:
     """A filter's output: the kept positions (ascending) and its status."""
 
-    ids: np.ndarray
+    positions: np.ndarray
     status: Status = field(default_factory=Status.success)
 
 
@@ -138,15 +137,15 @@ class ScoreResult:
 
 
 class FilterPlugin(ABC):
-    """Base of filters: implement ``filter_ids`` and ``explain``; ``note`` and
+    """Base of filters: implement ``filter_positions`` and ``explain``; ``note`` and
     ``requeue_at`` optionally; declare what the filter ``reads``."""
 
     name: str = ""
     reads: ClassVar[frozenset[str]] = frozenset()
 
     @abstractmethod
-    def filter_ids(self, ctx: Context, ids: np.ndarray) -> Filtered:
-        """The positions of ``ids`` (ascending) the filter keeps, and its status."""
+    def filter_positions(self, ctx: Context, positions: np.ndarray) -> Filtered:
+        """Those of ``positions`` (ascending) the filter keeps, and its status."""
 
     @abstractmethod
     def explain(self, ctx: Context, cluster: ManagedCluster) -> str | None:
@@ -168,25 +167,25 @@ class FilterPlugin(ABC):
     def filter(self, ctx: Context, clusters: Sequence[ManagedCluster]) -> FilterResult:
         """The same filter over cluster objects, with a reason for each removed one."""
         snapshot = ctx.snapshot
-        result = self.filter_ids(ctx, snapshot.ids(clusters))
+        result = self.filter_positions(ctx, snapshot.positions(clusters))
         if not result.status.ok:
             return FilterResult([], result.status)
-        kept = set(snapshot.names_of(result.ids))
+        kept = set(snapshot.names_of(result.positions))
         rejected = {c.name: self.explain(ctx, c) or "" for c in clusters if c.name not in kept}
         notes = {c.name: note for c in clusters if c.name in kept and (note := self.note(ctx, c))}
         return FilterResult([c for c in clusters if c.name in kept], result.status, rejected, notes)
 
 
 class PrioritizerPlugin(ABC):
-    """Base of prioritizers: implement ``score_ids``; ``requeue_at`` optionally; declare
+    """Base of prioritizers: implement ``score_positions``; ``requeue_at`` optionally; declare
     what the prioritizer ``reads``."""
 
     name: str = ""
     reads: ClassVar[frozenset[str]] = frozenset()
 
     @abstractmethod
-    def score_ids(self, ctx: Context, ids: np.ndarray) -> Scored:
-        """A score for each of ``ids`` (aligned), and the status."""
+    def score_positions(self, ctx: Context, positions: np.ndarray) -> Scored:
+        """A score for each of ``positions`` (aligned), and the status."""
 
     def requeue_at(self, ctx: Context) -> datetime | None:
         """When the placement must be scheduled again although nothing changed."""
@@ -195,13 +194,15 @@ class PrioritizerPlugin(ABC):
     def score(self, ctx: Context, clusters: Sequence[ManagedCluster]) -> ScoreResult:
         """The same prioritizer over cluster objects: scores by cluster name."""
         snapshot = ctx.snapshot
-        ids = snapshot.ids(clusters)
-        result = self.score_ids(ctx, ids)
-        present = result.present if result.present is not None else np.ones(len(ids), dtype=bool)
+        positions = snapshot.positions(clusters)
+        result = self.score_positions(ctx, positions)
+        present = (
+            result.present if result.present is not None else np.ones(len(positions), dtype=bool)
+        )
         scores = {
             name: int(value)
             for name, value, has in zip(
-                snapshot.names_of(ids), result.scores.tolist(), present.tolist(), strict=True
+                snapshot.names_of(positions), result.scores.tolist(), present.tolist(), strict=True
             )
             if has
         }

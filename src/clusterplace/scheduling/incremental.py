@@ -38,26 +38,14 @@ from clusterplace.api import (
     PlacementDecision,
 )
 from clusterplace.collector import collector_paused
-from clusterplace.scheduling.candidates import candidates_key, refresh_cluster
-from clusterplace.scheduling.filters.chain import FILTERS, forget_chain, patch_chain
-from clusterplace.scheduling.framework import (
-    ADDON_SCORES,
-    CLAIMS,
-    CLUSTER,
-    LABELS,
-    RESOURCES,
-    TAINTS,
-    Context,
-    PrioritizerPlugin,
-)
+from clusterplace.scheduling.candidates import CandidatesIndex, candidates_key
+from clusterplace.scheduling.filters.chain import FILTERS, FilterChains, filter_stage
+from clusterplace.scheduling.framework import Context, PrioritizerPlugin
 from clusterplace.scheduling.ledger import Ledger, view_max
 from clusterplace.scheduling.pipeline import Outcome
-from clusterplace.scheduling.prioritizers import addon, resource
-from clusterplace.scheduling.prioritizers.policy import (
-    build_prioritizers,
-    policy_key,
-    spread_constraints,
-)
+from clusterplace.scheduling.prioritizers.addon import AddOnPrioritizer
+from clusterplace.scheduling.prioritizers.policy import Policies, spread_constraints
+from clusterplace.scheduling.reads import ADDON_SCORES, CLAIMS, LABELS, TAINTS, cluster_changes
 from clusterplace.scheduling.results import ScheduleResult
 from clusterplace.scheduling.scheduler import schedule, schedule_one
 from clusterplace.scheduling.snapshot import DecisionStore
@@ -148,7 +136,7 @@ class IncrementalSchedule:
         outcomes = [r.outcome for r in result.placements]
         self._ledger.record_run(
             [o is not None and "Balance" in o.raw_scores for o in outcomes],
-            [o.feasible_ids if o is not None else _NONE for o in outcomes],
+            [o.feasible_positions if o is not None else _NONE for o in outcomes],
         )
         # Placements by their candidate list (a change looks only at lists it touches).
         self._groups: dict[object, list[int]] = {}
@@ -180,34 +168,21 @@ class IncrementalSchedule:
 
     def _cluster_updated(self, cluster: ManagedCluster) -> ChangeReport:
         snapshot = self._result.snapshot
-        self.fleet.clusters[cluster.name] = cluster
+        self.fleet.add(cluster)
+        # The snapshot's indexes bring themselves up to date.
         old = snapshot.replace_cluster(cluster)
         position = snapshot.index[cluster.name]
-        resources = _resources(old) != _resources(cluster)
-        if resources:
-            resource.refresh_cluster(snapshot, position)
-        labels = old.labels != cluster.labels or old.claims != cluster.claims
-        taints = old.taints != cluster.taints
+        # What changed, in the words plugins declare what they read.
+        changed = cluster_changes(old, cluster)
+        labels = bool(changed & {LABELS, CLAIMS})
         dirty: set[int] = set()
         candidate_of: list[int] = []
-        for key, before, after in refresh_cluster(snapshot, cluster.name):
-            steps = self._groups.get(key, ())
-            if before is not after:  # the candidate list itself changed
-                for j in steps:
-                    forget_chain(snapshot, self.fleet.placements[self._keys[j]])
+        for change in snapshot.index_of(CandidatesIndex).last_changes:
+            steps = self._groups.get(change.key, ())
+            if change.before is not change.after:  # the candidate list itself changed
                 dirty.update(steps)
-            elif after.has(position):  # (not: a terminating cluster that stays so)
+            elif change.after.has(position):  # (not: a terminating cluster that stays so)
                 candidate_of.extend(steps)
-        # What changed, in the words plugins declare what they read (CLUSTER: something).
-        changed = {CLUSTER}
-        if old.labels != cluster.labels:
-            changed.add(LABELS)
-        if old.claims != cluster.claims:
-            changed.add(CLAIMS)
-        if taints:
-            changed.add(TAINTS)
-        if resources:
-            changed.add(RESOURCES)
         dirty |= self._reached(
             position,
             candidate_of,
@@ -217,7 +192,7 @@ class IncrementalSchedule:
                 or (labels and _reads_labels(placement))
             ),
         )
-        if taints:
+        if TAINTS in changed:
             # A toleration's expiry on a cluster the placement already had sets its requeue.
             for j in self._ledger.named_by(position):
                 if self.fleet.placements[self._keys[j]].spec.tolerations:
@@ -227,21 +202,16 @@ class IncrementalSchedule:
     def _score_changed(self, key: Key, score: AddOnPlacementScore | None) -> ChangeReport:
         snapshot = self._result.snapshot
         cluster, name = key
-        if score is None:
-            self.fleet.scores.pop(key, None)
-            snapshot.scores.pop(key, None)
-        else:
-            self.fleet.scores[key] = score
-            snapshot.scores[key] = score
-        addon.refresh_score(snapshot, cluster, name)
+        if score is not None:
+            self.fleet.add(score)  # (a deleted one is gone from the fleet already)
+        snapshot.replace_score(key, score)  # the snapshot's indexes follow
         change = f"AddOnPlacementScore/{cluster}/{name}"
         position = snapshot.index.get(cluster)
         if position is None:
             return ChangeReport(change)
         candidate_of = [
             j
-            for group, candidates in snapshot.table("candidates").items()
-            if candidates.has(position)
+            for group in snapshot.index_of(CandidatesIndex).holding(position)
             for j in self._groups.get(group, ())
         ]
         dirty = self._reached(
@@ -250,7 +220,7 @@ class IncrementalSchedule:
             refilter=lambda placement: any(ADDON_SCORES in f.reads_for(placement) for f in FILTERS),
             # Of the prioritizers that read add-on scores, those of this resource.
             rescored=lambda placement, outcome: any(
-                isinstance(p, addon.AddOnPrioritizer) and p.resource_name == name
+                isinstance(p, AddOnPrioritizer) and p.resource_name == name
                 for p in self._scoring(placement, outcome)
             ),
         )
@@ -259,10 +229,7 @@ class IncrementalSchedule:
     def _scoring(self, placement: Placement, outcome: Outcome) -> list[PrioritizerPlugin]:
         """The prioritizers that scored ``placement`` in ``outcome`` (the run's own,
         shared per policy)."""
-        snapshot = self._result.snapshot
-        weighted, _, _ = snapshot.cached(
-            ("prioritizers", policy_key(placement)), lambda: build_prioritizers(placement)
-        )
+        weighted, _, _ = self._result.snapshot.index_of(Policies).prioritizers(placement)
         return [w.prioritizer for w in weighted if w.prioritizer.name in outcome.raw_scores]
 
     def _reached(
@@ -275,22 +242,21 @@ class IncrementalSchedule:
         """Of ``steps`` (the changed cluster at ``position`` is a candidate of each), those
         to schedule again: the cluster's filter verdict moved (run again where
         ``refilter``), or it stays feasible and is ``rescored``."""
-        snapshot = self._result.snapshot
         stage = self._stages(position)
+        chains = self._result.snapshot.index_of(FilterChains)
         dirty: set[int] = set()
         with self._stepping():
             for j in steps:
                 outcome = self._result.placements[j].outcome
                 if outcome is None:  # skipped, or its sets are broken: no cluster matters
                     continue
-                _forget_explanations(outcome)
                 placement = self.fleet.placements[self._keys[j]]
                 was = _stage_of(outcome, position)
                 now = stage(j) if refilter(placement) else was
-                if was != now:
-                    patch_chain(snapshot, placement, position, now)
-                    dirty.add(j)
-                elif now == len(FILTERS) and rescored(placement, outcome):
+                if now >= 0:  # the verdict its filter chain would work out again
+                    chains.settle(placement, position, None if now == was else now)
+                # Its verdict moved, or it stays feasible and its scores may move.
+                if was != now or (now == len(FILTERS) and rescored(placement, outcome)):
                     dirty.add(j)
         return dirty
 
@@ -311,13 +277,9 @@ class IncrementalSchedule:
         return stage
 
     def _stage(self, placement: Placement, position: int) -> int:
-        ctx = Context(placement, self._result.snapshot, self.now)
-        ids = np.array([position], dtype=np.int64)
-        for passed, plugin in enumerate(FILTERS):
-            ids = plugin.filter_ids(ctx, ids).ids
-            if not len(ids):
-                return passed
-        return len(FILTERS)
+        """As :func:`filter_stage`; -1 (any change of verdict) when a filter fails."""
+        passed = filter_stage(Context(placement, self._result.snapshot, self.now), position)
+        return -1 if passed is None else passed
 
     # -- scheduling again -----------------------------------------------------------------
 
@@ -325,13 +287,8 @@ class IncrementalSchedule:
     def _stepping(self) -> Iterator[None]:
         """Let the snapshot show the input decisions (a placement's own decisions at its
         step) instead of the run's final ones, and pause the collector."""
-        snapshot = self._result.snapshot
-        snapshot.decisions = self._inputs
-        try:
-            with collector_paused():
-                yield
-        finally:
-            snapshot.decisions = self._final
+        with self._result.snapshot.deciding_with(self._inputs), collector_paused():
+            yield
 
     def _reschedule(self, dirty: set[int], change: str) -> ChangeReport:
         """Schedule the ``dirty`` steps again in run order, and every later step whose
@@ -370,7 +327,7 @@ class IncrementalSchedule:
         self._final.replace(*key, result.decisions)
         ran = "Balance" in outcome.raw_scores
         maximum = view_max(counts, ledger.old[j], outside, ledger.old_outside[j]) if ran else 0
-        ledger.record_balance(j, ran, maximum, outcome.feasible_ids)
+        ledger.record_balance(j, ran, maximum, outcome.feasible_positions)
         return ledger.select(j, self._positions(result.decisions)[0])
 
 
@@ -393,14 +350,9 @@ def _stage_of(outcome: Outcome, position: int) -> int:
     return len(FILTERS)
 
 
-def _has(ids: np.ndarray, position: int) -> bool:
-    at = int(np.searchsorted(ids, position))
-    return at < len(ids) and int(ids[at]) == position
-
-
-def _resources(cluster: ManagedCluster) -> object:
-    status = cluster.status
-    return None if status is None else (status.allocatable, status.capacity)
+def _has(positions: np.ndarray, position: int) -> bool:
+    at = int(np.searchsorted(positions, position))
+    return at < len(positions) and int(positions[at]) == position
 
 
 def _reads_labels(placement: Placement) -> bool:
@@ -411,10 +363,3 @@ def _reads_labels(placement: Placement) -> bool:
     strategy = placement.spec.decision_strategy
     group = strategy.group_strategy if strategy else None
     return bool(group and group.decision_groups)
-
-
-def _forget_explanations(outcome: Outcome) -> None:
-    """Reasons and notes are worked out from the cluster when first asked for; a changed
-    cluster needs them worked out again."""
-    outcome.__dict__.pop("rejected", None)
-    outcome.__dict__.pop("notes", None)

@@ -18,12 +18,7 @@ from clusterplace.scheduling.candidates import Candidates, find_candidates
 from clusterplace.scheduling.events import ScoreNotes
 from clusterplace.scheduling.filters.chain import FILTERS, run_filters
 from clusterplace.scheduling.framework import Code, Context, FilterPlugin, PrioritizerPlugin, Status
-from clusterplace.scheduling.prioritizers.policy import (
-    SPREAD,
-    build_prioritizers,
-    policy_key,
-    spread_constraints,
-)
+from clusterplace.scheduling.prioritizers.policy import SPREAD, Policies, spread_constraints
 from clusterplace.scheduling.snapshot import Snapshot
 from clusterplace.scheduling.spread import spread_select
 
@@ -46,8 +41,10 @@ class Outcome:
     raw_scores: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray | None]] = field(
         default_factory=dict
     )
-    feasible_ids: np.ndarray = field(default_factory=lambda: _EMPTY)
-    total_scores: np.ndarray = field(default_factory=lambda: _EMPTY)  # aligned with feasible_ids
+    feasible_positions: np.ndarray = field(default_factory=lambda: _EMPTY)
+    total_scores: np.ndarray = field(
+        default_factory=lambda: _EMPTY
+    )  # aligned with feasible_positions
     # Set when spread selection fixed the order; otherwise derived from the totals.
     ranked_override: np.ndarray | None = None
     selected: list[str] = field(default_factory=list)
@@ -56,13 +53,21 @@ class Outcome:
     # Spread selection's own scores and exclusions (beyond upstream), by cluster name.
     spread_scores: dict[str, int] = field(default_factory=dict)
     spread_blocked: dict[str, str] = field(default_factory=dict)
+    # Reasons and notes are worked out from the clusters when first asked for, and kept
+    # with the snapshot's generation then: a cluster replaced since needs them again.
+    _rejected: tuple[int, dict[str, tuple[str, str]]] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
+    _notes: tuple[int, dict[str, str]] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
 
-    def _names(self, ids: np.ndarray) -> list[str]:
-        return self.context.snapshot.names_of(ids) if self.context else []
+    def _names(self, positions: np.ndarray) -> list[str]:
+        return self.context.snapshot.names_of(positions) if self.context else []
 
     @property
     def feasible(self) -> list[str]:
-        return self._names(self.feasible_ids)
+        return self._names(self.feasible_positions)
 
     @cached_property
     def totals(self) -> dict[str, int]:
@@ -70,25 +75,25 @@ class Outcome:
         return dict(zip(self.feasible, self.total_scores.tolist(), strict=True))
 
     @cached_property
-    def ranked_ids(self) -> np.ndarray:
+    def ranked_positions(self) -> np.ndarray:
         """Feasible positions by score descending, then name (positions follow names)."""
         if self.ranked_override is not None:
             return self.ranked_override
-        return self.feasible_ids[np.lexsort((self.feasible_ids, -self.total_scores))]
+        return self.feasible_positions[np.lexsort((self.feasible_positions, -self.total_scores))]
 
     @property
     def ranked(self) -> list[str]:
-        return self._names(self.ranked_ids)
+        return self._names(self.ranked_positions)
 
     @cached_property
     def scores(self) -> dict[str, dict[str, int]]:
         """Raw scores per prioritizer and cluster (clusters it did not score are absent)."""
         out: dict[str, dict[str, int]] = {}
-        for name, (ids, values, present) in self.raw_scores.items():
-            given = present.tolist() if present is not None else [True] * len(ids)
+        for name, (positions, values, present) in self.raw_scores.items():
+            given = present.tolist() if present is not None else [True] * len(positions)
             out[name] = {
                 n: v
-                for n, v, has in zip(self._names(ids), values.tolist(), given, strict=True)
+                for n, v, has in zip(self._names(positions), values.tolist(), given, strict=True)
                 if has
             }
         if self.spread_scores:
@@ -99,29 +104,41 @@ class Outcome:
     def filter_records(self) -> list[tuple[str, list[str]]]:
         return [(f.name, self._names(kept)) for f, _, kept in self.filter_steps]
 
-    @cached_property
+    @property
     def rejected(self) -> dict[str, tuple[str, str]]:
         """cluster -> (filter, reason) for every cluster a filter removed."""
-        out: dict[str, tuple[str, str]] = {}
         if self.context is None:
-            return out
-        snapshot = self.context.snapshot
+            return {}
+        generation = self.context.snapshot.generation
+        if self._rejected is None or self._rejected[0] != generation:
+            self._rejected = (generation, self._explain_rejected(self.context))
+        return self._rejected[1]
+
+    def _explain_rejected(self, context: Context) -> dict[str, tuple[str, str]]:
+        out: dict[str, tuple[str, str]] = {}
+        snapshot = context.snapshot
         for plugin, given, kept in self.filter_steps:
             for position in np.setdiff1d(given, kept).tolist():
                 cluster = snapshot.cluster_list[position]
-                out[cluster.name] = (plugin.name, plugin.explain(self.context, cluster) or "")
+                out[cluster.name] = (plugin.name, plugin.explain(context, cluster) or "")
         return out
 
-    @cached_property
+    @property
     def notes(self) -> dict[str, str]:
         """Remarks on feasible clusters (e.g. until when their taints are tolerated)."""
-        out: dict[str, str] = {}
         if self.context is None:
-            return out
-        snapshot = self.context.snapshot
+            return {}
+        generation = self.context.snapshot.generation
+        if self._notes is None or self._notes[0] != generation:
+            self._notes = (generation, self._explain_notes(self.context))
+        return self._notes[1]
+
+    def _explain_notes(self, context: Context) -> dict[str, str]:
+        out: dict[str, str] = {}
+        snapshot = context.snapshot
         for plugin, _, kept in self.filter_steps:
             for position in kept.tolist():
-                note = plugin.note(self.context, snapshot.cluster_list[position])
+                note = plugin.note(context, snapshot.cluster_list[position])
                 if note:
                     out[snapshot.names[position]] = note
         return out
@@ -131,22 +148,24 @@ class Outcome:
         if self.context is None:
             return ""
         snapshot = self.context.snapshot
-        notes = snapshot.cached(("score notes",), lambda: ScoreNotes(snapshot.names))
+        notes = snapshot.index_of(ScoreNotes)
         most = notes.most
-        return notes.note(self.feasible_ids[:most].tolist(), self.total_scores[:most].tolist())
+        return notes.note(
+            self.feasible_positions[:most].tolist(), self.total_scores[:most].tolist()
+        )
 
 
-def _top(ids: np.ndarray, totals: np.ndarray, wanted: int | None) -> np.ndarray:
+def _top(positions: np.ndarray, totals: np.ndarray, wanted: int | None) -> np.ndarray:
     """The first ``wanted`` positions by score descending, then name: without sorting the
     whole list when few are wanted (ties at the cut are all kept, then ordered)."""
-    if wanted is None or wanted >= len(ids):
-        return ids[np.lexsort((ids, -totals))]
+    if wanted is None or wanted >= len(positions):
+        return positions[np.lexsort((positions, -totals))]
     if wanted <= 0:
-        return ids[:0]
+        return positions[:0]
     threshold = np.partition(totals, len(totals) - wanted)[len(totals) - wanted]
     contenders = np.nonzero(totals >= threshold)[0]
-    order = np.lexsort((ids[contenders], -totals[contenders]))
-    return ids[contenders[order[:wanted]]]
+    order = np.lexsort((positions[contenders], -totals[contenders]))
+    return positions[contenders[order[:wanted]]]
 
 
 def _sum(arrays: list[np.ndarray], size: int) -> np.ndarray:
@@ -175,47 +194,44 @@ def run_pipeline(snapshot: Snapshot, placement: Placement, now: datetime) -> Out
     ctx = Context(placement, snapshot, now)
     outcome = Outcome(Status.success(), candidates, ctx)
 
-    ids = candidates.ids
-    outcome.filter_steps, outcome.status = run_filters(ctx, ids)
+    positions = candidates.positions
+    outcome.filter_steps, outcome.status = run_filters(ctx, positions)
     if not outcome.status.ok:
         return outcome
     if outcome.filter_steps:
-        ids = outcome.filter_steps[-1][2]
+        positions = outcome.filter_steps[-1][2]
 
-    # Prioritizers keep no state of their own: placements with the same policy share them.
-    prioritizers, spread_weight, status = snapshot.cached(
-        ("prioritizers", policy_key(placement)), lambda: build_prioritizers(placement)
-    )
+    prioritizers, spread_weight, status = snapshot.index_of(Policies).prioritizers(placement)
     if not status.ok:
         outcome.status = status
         return outcome
     weighted_scores: list[np.ndarray] = []
     for weighted in prioritizers:
         prioritizer = weighted.prioritizer
-        scored = prioritizer.score_ids(ctx, ids)
+        scored = prioritizer.score_positions(ctx, positions)
         if not scored.status.ok:
             outcome.status = scored.status
             return outcome
         outcome.status = _merge(outcome.status, scored.status)
         name = prioritizer.name
         outcome.weights[name] = outcome.weights.get(name, 0) + weighted.weight
-        outcome.raw_scores[name] = (ids, scored.scores, scored.present)
+        outcome.raw_scores[name] = (positions, scored.scores, scored.present)
         # Clusters without a score hold 0 in ``scores``, so they add nothing.
         weight = weighted.weight
         weighted_scores.append(scored.scores if weight == 1 else weight * scored.scores)
-    totals = _sum(weighted_scores, len(ids))
-    outcome.feasible_ids, outcome.total_scores = ids, totals
+    totals = _sum(weighted_scores, len(positions))
+    outcome.feasible_positions, outcome.total_scores = positions, totals
 
     wanted = placement.spec.number_of_clusters
     if wanted is not None and wanted < 0:
         outcome.status = Status.misconfigured(
             "", f"numberOfClusters must not be negative, got {wanted}"
         )
-        outcome.feasible_ids, outcome.total_scores = _EMPTY, _EMPTY
+        outcome.feasible_positions, outcome.total_scores = _EMPTY, _EMPTY
         return outcome
     constraints = spread_constraints(placement)
     if constraints:
-        clusters = snapshot.clusters_of(ids)
+        clusters = snapshot.clusters_of(positions)
         claims = {c.name: snapshot.claims(c) for c in clusters}
         spread = spread_select(clusters, claims, constraints, outcome.totals, spread_weight, wanted)
         outcome.selected = spread.selected
@@ -223,10 +239,10 @@ def run_pipeline(snapshot: Snapshot, placement: Placement, now: datetime) -> Out
         outcome.weights[SPREAD] = spread_weight
         outcome.spread_blocked = spread.blocked
         picked = np.array([snapshot.index[n] for n in spread.selected], dtype=np.int64)
-        rest = outcome.ranked_ids[~np.isin(outcome.ranked_ids, picked)]
+        rest = outcome.ranked_positions[~np.isin(outcome.ranked_positions, picked)]
         outcome.ranked_override = np.concatenate([picked, rest])
     else:
-        outcome.selected = snapshot.names_of(_top(ids, totals, wanted))
+        outcome.selected = snapshot.names_of(_top(positions, totals, wanted))
     if wanted is not None:
         outcome.unscheduled = wanted - len(outcome.selected)
     # Any plugin may ask to run again at a time (TaintToleration: a toleration expiring).

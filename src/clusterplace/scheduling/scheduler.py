@@ -82,7 +82,7 @@ def _events(
             events.append(warning_update_event(pd.name, name, ns, status.message, status.plugin))
         else:
             events.append(decision_event("DecisionUpdate", pd.name, name, ns))
-        if len(outcome.feasible_ids):
+        if len(outcome.feasible_positions):
             if message is None:
                 message = outcome.score_message()
             events.append(score_event(pd.name, message))

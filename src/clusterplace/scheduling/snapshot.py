@@ -1,10 +1,20 @@
 """The fleet as the scheduler sees it: clusters, sets, bindings, scores, and a decision
-store that changes as placements are scheduled one after another."""
+store that changes as placements are scheduled one after another.
+
+Per-run indexes (candidate lists, filter chains, allocatable amounts, add-on scores,
+shared scores...) are :class:`SnapshotIndex` objects registered on the snapshot by
+type. Each owns its invalidation: :meth:`Snapshot.replace_cluster` and
+:meth:`Snapshot.replace_score` tell every registered index what changed, so no one
+else reaches into an index to clear it.
+"""
 
 from __future__ import annotations
 
+import weakref
+from abc import ABC, abstractmethod
 from collections import Counter, defaultdict
-from collections.abc import Callable, Hashable, Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any, TypeVar, cast
 
 import numpy as np
@@ -19,12 +29,7 @@ from clusterplace.api import (
 )
 from clusterplace.api.placement import PLACEMENT_LABEL
 
-__all__ = ["MEMO_LIMIT", "DecisionStore", "Snapshot"]
-
-T = TypeVar("T")
-
-# Per-run memos keyed by a set of cluster positions keep sets up to this size.
-MEMO_LIMIT = 4096
+__all__ = ["DecisionStore", "Snapshot", "SnapshotIndex"]
 
 Key = tuple[str, str]  # (namespace, name)
 
@@ -119,8 +124,42 @@ class DecisionStore:
             self._add(pd)
 
 
+class SnapshotIndex(ABC):
+    """A per-run index built from a :class:`Snapshot` and registered on it, which keeps
+    itself current as the snapshot changes (as kopf's indexers and kube-scheduler's
+    PreFilterExtensions do). Subclasses are built with the snapshot alone, on first use
+    through :meth:`Snapshot.index_of`."""
+
+    def __init__(self, snapshot: Snapshot) -> None:
+        # A weak reference: the snapshot holds its indexes, and a cycle would keep both
+        # alive until a collection, which runs are made to do without (see collector).
+        self._snapshot = weakref.ref(snapshot)
+
+    @property
+    def snapshot(self) -> Snapshot:
+        found = self._snapshot()
+        if found is None:
+            raise ReferenceError("the snapshot of this index is gone")
+        return found
+
+    @abstractmethod
+    def on_cluster_replaced(self, position: int, old: ManagedCluster) -> None:
+        """The cluster at ``position`` was replaced; the snapshot shows the new one and
+        ``old`` is the one it replaced."""
+
+    @abstractmethod
+    def on_score_changed(self, position: int, resource: str) -> None:
+        """AddOnPlacementScore ``resource`` of the cluster at ``position`` was created,
+        updated or deleted; ``snapshot.scores`` shows it as it is now."""
+
+
+IndexT = TypeVar("IndexT", bound=SnapshotIndex)
+
+
 class Snapshot:
-    """Indexed, read-only fleet state plus the mutable :class:`DecisionStore`."""
+    """Indexed fleet state, the mutable :class:`DecisionStore`, and the registered
+    per-run indexes. Clusters and add-on scores change only through
+    :meth:`replace_cluster` and :meth:`replace_score`."""
 
     def __init__(self, fleet: Fleet) -> None:
         self.clusters: dict[str, ManagedCluster] = {
@@ -139,11 +178,19 @@ class Snapshot:
         self.decisions = DecisionStore(
             (fleet.decisions[k] for k in sorted(fleet.decisions)), self.index
         )
+        # Bumped by every replacement: values derived lazily from clusters or scores
+        # (an Outcome's explanations) compare it to know whether they are still current.
+        self.generation = 0
         self._claims: dict[str, dict[str, str]] = {}
         self._unstructured: dict[str, dict[str, Any]] = {}
-        # Per-run indexes: none of these inputs change while placements are scheduled.
-        self.memo: dict[Hashable, Any] = {}
-        self._last_key: tuple[np.ndarray, bytes] | None = None  # see _content_key
+        self._indexes: dict[type[SnapshotIndex], SnapshotIndex] = {}
+
+    def index_of(self, kind: type[IndexT]) -> IndexT:
+        """The snapshot's index of type ``kind``, built and registered on first use."""
+        found = self._indexes.get(kind)
+        if found is None:
+            found = self._indexes[kind] = kind(self)
+        return cast(IndexT, found)
 
     def claims(self, cluster: ManagedCluster) -> dict[str, str]:
         """The cluster's claims as a map (cached: every predicate asks)."""
@@ -172,53 +219,9 @@ class Snapshot:
         items = (score.status.scores if score.status else None) or []
         return [{"name": item.name, "value": item.value} for item in items]
 
-    def cached(self, key: Hashable, compute: Callable[[], T]) -> T:
-        """``compute()`` once per snapshot for ``key`` (for per-run indexes)."""
-        try:
-            return cast(T, self.memo[key])
-        except KeyError:
-            value = self.memo[key] = compute()
-            return value
-
-    def table(self, kind: str) -> dict[Any, Any]:
-        """A per-run index of many entries of one kind (kept apart from the other memos
-        so that refreshing one kind does not scan them all)."""
-        return self.cached(kind, dict)
-
-    def shared(self, name: str, ids: np.ndarray, compute: Callable[[], T]) -> T:
-        """``compute()`` once per set of positions for ``name``: for results that depend
-        only on which clusters are scored, so placements over the same clusters share
-        them (large sets are not kept: they are rarely repeated)."""
-        if len(ids) > MEMO_LIMIT:
-            return compute()
-        table: dict[bytes, T] = self.table("shared").setdefault(name, {})
-        key = self._content_key(ids)
-        try:
-            return table[key]
-        except KeyError:
-            value = table[key] = compute()
-            return value
-
-    def _content_key(self, ids: np.ndarray) -> bytes:
-        """``ids.tobytes()``, reused while the same array is asked about (arrays of
-        positions are never changed in place): placements over the same candidates pass
-        the very same array to every prioritizer, and copying and hashing its bytes each
-        time costs more than the lookup it serves."""
-        last = self._last_key
-        if last is None or last[0] is not ids:
-            last = self._last_key = (ids, ids.tobytes())
-        return last[1]
-
-    def forget_shared(self, prefix: str) -> None:
-        """Drop the shared results of every name starting with ``prefix``."""
-        shared = self.table("shared")
-        for name in [n for n in shared if n.startswith(prefix)]:
-            del shared[name]
-
     def replace_cluster(self, cluster: ManagedCluster) -> ManagedCluster:
         """Put a new version of cluster ``cluster.name`` (already in the snapshot) in
-        place; returns the old one. Per-run indexes built from it are the caller's to
-        refresh (see ``clusterplace.scheduling.incremental``)."""
+        place and bring every registered index up to date; returns the old one."""
         position = self.index[cluster.name]
         old = self.cluster_list[position]
         self.clusters[cluster.name] = cluster
@@ -226,16 +229,44 @@ class Snapshot:
         self.tainted[position] = bool(cluster.taints)
         self._claims.pop(cluster.name, None)
         self._unstructured.pop(cluster.name, None)
+        self.generation += 1
+        for index in list(self._indexes.values()):
+            index.on_cluster_replaced(position, old)
         return old
 
-    def ids(self, clusters: Iterable[ManagedCluster]) -> np.ndarray:
+    def replace_score(self, key: Key, score: AddOnPlacementScore | None) -> None:
+        """Put AddOnPlacementScore ``key`` (cluster, resource) in place, or remove it
+        (``score`` None), and bring every registered index up to date."""
+        if score is None:
+            self.scores.pop(key, None)
+        else:
+            self.scores[key] = score
+        self.generation += 1
+        position = self.index.get(key[0])
+        if position is None:  # not a cluster of the fleet: nothing reads its scores
+            return
+        for index in list(self._indexes.values()):
+            index.on_score_changed(position, key[1])
+
+    @contextmanager
+    def deciding_with(self, store: DecisionStore) -> Iterator[None]:
+        """Let plugins see ``store``'s decisions instead of the snapshot's own for a
+        while (a replay of one step of the run sees the decisions that step saw)."""
+        own = self.decisions
+        self.decisions = store
+        try:
+            yield
+        finally:
+            self.decisions = own
+
+    def positions(self, clusters: Iterable[ManagedCluster]) -> np.ndarray:
         """Positions of ``clusters`` (which must belong to this snapshot), ascending."""
         return np.array(sorted(self.index[c.name] for c in clusters), dtype=np.int64)
 
-    def clusters_of(self, ids: np.ndarray) -> list[ManagedCluster]:
+    def clusters_of(self, positions: np.ndarray) -> list[ManagedCluster]:
         listing = self.cluster_list
-        return [listing[i] for i in ids.tolist()]
+        return [listing[i] for i in positions.tolist()]
 
-    def names_of(self, ids: np.ndarray) -> list[str]:
+    def names_of(self, positions: np.ndarray) -> list[str]:
         names = self.names
-        return [names[i] for i in ids.tolist()]
+        return [names[i] for i in positions.tolist()]

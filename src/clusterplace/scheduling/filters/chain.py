@@ -2,30 +2,33 @@
 
 Filters judge each cluster on its own (its labels, claims, taints and scores, the
 placement, its existing decisions and the time), so when one cluster changes, a
-remembered chain stays right for every other cluster; the incremental scheduler
-patches the changed cluster's verdicts in (:func:`patch_chain`) instead of filtering
-every candidate again.
+remembered chain stays right for every other cluster: :class:`FilterChains` notes
+which of each chain's candidates changed since it was built and, when the chain is
+used again, filters just those clusters again instead of every candidate.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 import numpy as np
 
-from clusterplace.api import Placement
+from clusterplace.api import ManagedCluster, Placement
 from clusterplace.scheduling.filters.predicate import PredicateFilter
 from clusterplace.scheduling.filters.taint_toleration import TaintTolerationFilter
 from clusterplace.scheduling.framework import Code, Context, FilterPlugin, Status
-from clusterplace.scheduling.snapshot import Snapshot
+from clusterplace.scheduling.snapshot import Snapshot, SnapshotIndex
 
-__all__ = ["FILTERS", "Step", "forget_chain", "patch_chain", "run_filters"]
+__all__ = ["FILTERS", "FilterChains", "Step", "filter_stage", "run_filters"]
 
 FILTERS: tuple[FilterPlugin, ...] = (PredicateFilter(), TaintTolerationFilter())
 
 Step = tuple[FilterPlugin, np.ndarray, np.ndarray]  # (filter, its input, what it kept)
+
+
+Key = tuple[str, str]  # (namespace, name) of a placement
 
 
 @dataclass
@@ -35,14 +38,86 @@ class _Chain:
     own: Counter[str]  # the placement's existing decisions, which TaintToleration reads
     candidates: np.ndarray
     steps: list[Step]
+    # Candidates replaced (or whose scores changed) since the steps were worked out.
+    stale: set[int] = field(default_factory=set)
 
 
-def _chains(snapshot: Snapshot) -> dict[tuple[str, str], _Chain]:
-    return snapshot.table("filter chains")
+class FilterChains(SnapshotIndex):
+    """The last successful filter chain of each placement, by (namespace, name)."""
 
+    def __init__(self, snapshot: Snapshot) -> None:
+        super().__init__(snapshot)
+        self._chains: dict[Key, _Chain] = {}
+        # Chains by their candidate array (placements over the same candidates share
+        # it), so a change looks at each distinct candidate list once.
+        self._holders: dict[int, tuple[np.ndarray, set[Key]]] = {}
 
-def _key(placement: Placement) -> tuple[str, str]:
-    return (placement.namespace, placement.name)
+    def _mark(self, position: int) -> None:
+        chains = self._chains
+        for candidates, keys in self._holders.values():
+            if _has(candidates, position):
+                for key in keys:
+                    chains[key].stale.add(position)
+
+    def on_cluster_replaced(self, position: int, old: ManagedCluster) -> None:
+        self._mark(position)
+
+    def on_score_changed(self, position: int, resource: str) -> None:
+        self._mark(position)  # CEL expressions may read the cluster's scores
+
+    def remembered(
+        self, ctx: Context, own: Counter[str], candidates: np.ndarray
+    ) -> list[Step] | None:
+        """The chain of ``ctx.placement`` for these inputs, brought up to date, or None."""
+        key = (ctx.placement.namespace, ctx.placement.name)
+        found = self._chains.get(key)
+        if (
+            found is None
+            or found.placement is not ctx.placement
+            or found.now != ctx.now
+            or found.own != own
+            or not np.array_equal(found.candidates, candidates)
+        ):
+            return None
+        for position in sorted(found.stale):
+            passed = filter_stage(ctx, position)
+            if passed is None:  # a filter no longer succeeds: filter afresh
+                self._forget(key)
+                return None
+            found.steps = _patched(found.steps, position, passed)
+        found.stale.clear()
+        return found.steps
+
+    def settle(self, placement: Placement, position: int, passed: int | None) -> None:
+        """The cluster at ``position`` passes exactly ``passed`` filters of ``placement``
+        (None: as many as the chain says), as worked out by the caller against the
+        inputs the chain was built on (the incremental scheduler has this verdict
+        anyway): put it in the chain now, so the chain need not filter that cluster
+        again (when it is the only stale one; else the chain repairs itself on use)."""
+        found = self._chains.get((placement.namespace, placement.name))
+        if found is None or found.placement is not placement or found.stale != {position}:
+            return
+        if passed is not None:
+            found.steps = _patched(found.steps, position, passed)
+        found.stale.clear()
+
+    def remember(
+        self, ctx: Context, own: Counter[str], candidates: np.ndarray, steps: list[Step]
+    ) -> None:
+        key = (ctx.placement.namespace, ctx.placement.name)
+        self._forget(key)
+        self._chains[key] = _Chain(ctx.placement, ctx.now, Counter(own), candidates, steps)
+        self._holders.setdefault(id(candidates), (candidates, set()))[1].add(key)
+
+    def _forget(self, key: Key) -> None:
+        found = self._chains.pop(key, None)
+        if found is None:
+            return
+        holder = id(found.candidates)
+        keys = self._holders[holder][1]
+        keys.discard(key)
+        if not keys:  # (the array is kept alive by its entry, so its id is not reused)
+            del self._holders[holder]
 
 
 def run_filters(ctx: Context, candidates: np.ndarray) -> tuple[list[Step], Status]:
@@ -50,56 +125,59 @@ def run_filters(ctx: Context, candidates: np.ndarray) -> tuple[list[Step], Statu
     failing one, else the last warning, else success)."""
     placement, snapshot = ctx.placement, ctx.snapshot
     own = snapshot.decisions.own_counts(placement.namespace, placement.name)
-    found = _chains(snapshot).get(_key(placement))
-    if (
-        found is not None
-        and found.placement is placement
-        and found.now == ctx.now
-        and found.own == own
-        and np.array_equal(found.candidates, candidates)
-    ):
-        return list(found.steps), Status.success()
+    chains = snapshot.index_of(FilterChains)
+    found = chains.remembered(ctx, own, candidates)
+    if found is not None:
+        return list(found), Status.success()
     steps: list[Step] = []
     status = Status.success()
-    ids = candidates
+    positions = candidates
     for plugin in FILTERS:
-        result = plugin.filter_ids(ctx, ids)
+        result = plugin.filter_positions(ctx, positions)
         if not result.status.ok:
             return steps, result.status
         if result.status.code == Code.WARNING:
             status = result.status  # upstream keeps the last warning
-        steps.append((plugin, ids, result.ids))
-        ids = result.ids
+        steps.append((plugin, positions, result.positions))
+        positions = result.positions
     if status.code == Code.SUCCESS:
-        _chains(snapshot)[_key(placement)] = _Chain(
-            placement, ctx.now, Counter(own), candidates, steps
-        )
+        chains.remember(ctx, own, candidates, steps)
     return list(steps), status
 
 
-def patch_chain(snapshot: Snapshot, placement: Placement, position: int, passed: int) -> None:
-    """The cluster at ``position`` (a candidate) now passes exactly ``passed`` filters
-    of ``placement``: put that in the remembered chain, if there is one."""
-    found = _chains(snapshot).get(_key(placement))
-    if found is None:
-        return
+def filter_stage(ctx: Context, position: int) -> int | None:
+    """How many filters of ``ctx.placement`` the cluster at ``position`` passes (all of
+    them: ``len(FILTERS)``); None when a filter does not succeed plainly."""
+    positions = np.array([position], dtype=np.int64)
+    for passed, plugin in enumerate(FILTERS):
+        result = plugin.filter_positions(ctx, positions)
+        if result.status.code != Code.SUCCESS:
+            return None
+        positions = result.positions
+        if not len(positions):
+            return passed
+    return len(FILTERS)
+
+
+def _patched(steps: list[Step], position: int, passed: int) -> list[Step]:
+    """``steps`` in which the cluster at ``position`` passes exactly ``passed`` filters."""
     patched: list[Step] = []
-    for index, (plugin, given, kept) in enumerate(found.steps):
-        given = _with(given, position, index <= passed)
-        kept = _with(kept, position, index < passed)
-        patched.append((plugin, given, kept))
-    found.steps = patched
+    for index, (plugin, given, kept) in enumerate(steps):
+        patched.append(
+            (plugin, _with(given, position, index <= passed), _with(kept, position, index < passed))
+        )
+    return patched
 
 
-def forget_chain(snapshot: Snapshot, placement: Placement) -> None:
-    """Filter ``placement``'s candidates afresh next time."""
-    _chains(snapshot).pop(_key(placement), None)
+def _has(positions: np.ndarray, position: int) -> bool:
+    at = int(np.searchsorted(positions, position))
+    return at < len(positions) and int(positions[at]) == position
 
 
-def _with(ids: np.ndarray, position: int, present: bool) -> np.ndarray:
-    """``ids`` (ascending) with ``position`` in or out."""
-    at = int(np.searchsorted(ids, position))
-    there = at < len(ids) and int(ids[at]) == position
+def _with(positions: np.ndarray, position: int, present: bool) -> np.ndarray:
+    """``positions`` (ascending) with ``position`` in or out."""
+    at = int(np.searchsorted(positions, position))
+    there = at < len(positions) and int(positions[at]) == position
     if there == present:
-        return ids
-    return np.insert(ids, at, position) if present else np.delete(ids, at)
+        return positions
+    return np.insert(positions, at, position) if present else np.delete(positions, at)

@@ -21,8 +21,9 @@ from clusterplace.scheduling.framework import (
     FilterPlugin,
     Status,
 )
+from clusterplace.scheduling.snapshot import Snapshot, SnapshotIndex
 
-__all__ = ["PredicateFilter"]
+__all__ = ["CompiledPredicates", "PredicateFilter"]
 
 NAME = "Predicate"
 
@@ -48,19 +49,32 @@ def _compile(predicate: ClusterPredicate) -> _Compiled:
     return _Compiled(labels, claims, compile_all(expressions))
 
 
-def _compile_all(ctx: Context) -> list[_Compiled]:
-    """The placement's predicates, compiled once per snapshot (a placement is filtered
+class CompiledPredicates(SnapshotIndex):
+    """Each placement's predicates, compiled once per snapshot (a placement is filtered
     again when explained, or when an incremental run reschedules it)."""
-    placement = ctx.placement
-    table = ctx.snapshot.table("compiled predicates")
-    key = (placement.namespace, placement.name)
-    found = table.get(key)
-    if found is not None and found[0] is placement:
-        compiled: list[_Compiled] = found[1]
+
+    def __init__(self, snapshot: Snapshot) -> None:
+        super().__init__(snapshot)
+        self._compiled: dict[tuple[str, str], tuple[Placement, list[_Compiled]]] = {}
+
+    def of(self, placement: Placement) -> list[_Compiled]:
+        key = (placement.namespace, placement.name)
+        found = self._compiled.get(key)
+        if found is not None and found[0] is placement:
+            return found[1]
+        compiled = [_compile(p) for p in placement.spec.predicates or []]
+        self._compiled[key] = (placement, compiled)
         return compiled
-    compiled = [_compile(p) for p in placement.spec.predicates or []]
-    table[key] = (placement, compiled)
-    return compiled
+
+    def on_cluster_replaced(self, position: int, old: ManagedCluster) -> None:
+        """Compiled predicates depend on the placement alone: nothing to do."""
+
+    def on_score_changed(self, position: int, resource: str) -> None:
+        """Compiled predicates depend on the placement alone: nothing to do."""
+
+
+def _compile_all(ctx: Context) -> list[_Compiled]:
+    return ctx.snapshot.index_of(CompiledPredicates).of(ctx.placement)
 
 
 def _first_failure(predicate: _Compiled, cluster: ManagedCluster, ctx: Context) -> str | None:
@@ -111,17 +125,17 @@ class PredicateFilter(FilterPlugin):
 
     name = NAME
 
-    def filter_ids(self, ctx: Context, ids: np.ndarray) -> Filtered:
-        if not len(ids) or not ctx.placement.spec.predicates:
-            return Filtered(ids)
+    def filter_positions(self, ctx: Context, positions: np.ndarray) -> Filtered:
+        if not len(positions) or not ctx.placement.spec.predicates:
+            return Filtered(positions)
         try:
             compiled = _compile_all(ctx)
         except (SelectorError, CelCompileError) as err:
-            return Filtered(ids[:0], Status.misconfigured(NAME, str(err)))
+            return Filtered(positions[:0], Status.misconfigured(NAME, str(err)))
         snapshot = ctx.snapshot
         listing = snapshot.cluster_list
-        keep = np.zeros(len(ids), dtype=bool)
-        for n, position in enumerate(ids.tolist()):
+        keep = np.zeros(len(positions), dtype=bool)
+        for n, position in enumerate(positions.tolist()):
             cluster = listing[position]
             labels = cluster.labels
             for predicate in compiled:
@@ -135,7 +149,7 @@ class PredicateFilter(FilterPlugin):
                     continue
                 keep[n] = True
                 break
-        return Filtered(ids[keep])
+        return Filtered(positions[keep])
 
     def explain(self, ctx: Context, cluster: ManagedCluster) -> str | None:
         try:

@@ -75,24 +75,24 @@ class TaintTolerationFilter(FilterPlugin):
     reads = frozenset({TAINTS, DECISIONS})  # NoSelectIfNew and expiry: own decisions
     name = NAME
 
-    def filter_ids(self, ctx: Context, ids: np.ndarray) -> Filtered:
-        if not len(ids):
-            return Filtered(ids)
+    def filter_positions(self, ctx: Context, positions: np.ndarray) -> Filtered:
+        if not len(positions):
+            return Filtered(positions)
         tolerations = ctx.placement.spec.tolerations or []
         invalid = _validate(tolerations)
         if invalid:
-            return Filtered(ids[:0], Status.misconfigured(NAME, invalid))
-        tainted = ctx.snapshot.tainted[ids]
+            return Filtered(positions[:0], Status.misconfigured(NAME, invalid))
+        tainted = ctx.snapshot.tainted[positions]
         if not tainted.any():
-            return Filtered(ids)
+            return Filtered(positions)
         placement = ctx.placement
         existing = ctx.snapshot.decisions.own_clusters(placement.namespace, placement.name)
-        keep = np.ones(len(ids), dtype=bool)
+        keep = np.ones(len(positions), dtype=bool)
         listing = ctx.snapshot.cluster_list
         for n in np.flatnonzero(tainted).tolist():
-            reason, _ = self._check(listing[int(ids[n])], tolerations, existing, ctx.now)
+            reason, _ = self._check(listing[int(positions[n])], tolerations, existing, ctx.now)
             keep[n] = reason is None
-        return Filtered(ids[keep])
+        return Filtered(positions[keep])
 
     def _verdict(self, ctx: Context, cluster: ManagedCluster) -> tuple[str | None, datetime | None]:
         placement = ctx.placement

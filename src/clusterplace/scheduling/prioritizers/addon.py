@@ -11,7 +11,7 @@ from datetime import datetime
 
 import numpy as np
 
-from clusterplace.api import AddOnPlacementScore
+from clusterplace.api import AddOnPlacementScore, ManagedCluster
 from clusterplace.scheduling.framework import (
     ADDON_SCORES,
     Context,
@@ -19,9 +19,10 @@ from clusterplace.scheduling.framework import (
     Scored,
     Status,
 )
-from clusterplace.scheduling.snapshot import Snapshot
+from clusterplace.scheduling.shared import SharedScores
+from clusterplace.scheduling.snapshot import Snapshot, SnapshotIndex
 
-__all__ = ["AddOnPrioritizer", "refresh_score"]
+__all__ = ["AddOnPrioritizer", "AddOnScoreIndex"]
 
 
 def _entry(found: AddOnPlacementScore | None, score_name: str, now: datetime) -> tuple[int, bool]:
@@ -35,18 +36,44 @@ def _entry(found: AddOnPlacementScore | None, score_name: str, now: datetime) ->
     return (0 if value is None else value), False
 
 
-def refresh_score(snapshot: Snapshot, cluster: str, resource: str) -> None:
-    """AddOnPlacementScore ``resource`` of ``cluster`` changed in ``snapshot.scores``:
-    update the per-run indexes and forget the scores computed from the old one."""
-    position = snapshot.index.get(cluster)
-    if position is None:
-        return
-    found = snapshot.scores.get((cluster, resource))
-    for key, index in snapshot.memo.items():
-        if isinstance(key, tuple) and key[0] == "addon" and key[1] == resource:
-            values, expired = index
-            values[position], expired[position] = _entry(found, key[2], key[3])
-    snapshot.forget_shared(f"AddOn/{resource}/")
+class AddOnScoreIndex(SnapshotIndex):
+    """For each (resource, score name, time): every cluster's score (0 when none) and
+    whether its score object has expired, built on first use."""
+
+    def __init__(self, snapshot: Snapshot) -> None:
+        super().__init__(snapshot)
+        self._tables: dict[tuple[str, str, datetime], tuple[np.ndarray, np.ndarray]] = {}
+
+    def values(
+        self, resource: str, score_name: str, now: datetime
+    ) -> tuple[np.ndarray, np.ndarray]:
+        key = (resource, score_name, now)
+        found = self._tables.get(key)
+        if found is None:
+            found = self._tables[key] = self._build(resource, score_name, now)
+        return found
+
+    def _build(
+        self, resource: str, score_name: str, now: datetime
+    ) -> tuple[np.ndarray, np.ndarray]:
+        snapshot = self.snapshot
+        values = np.zeros(len(snapshot.names), dtype=np.int64)
+        expired = np.zeros(len(snapshot.names), dtype=bool)
+        for (namespace, name), found in snapshot.scores.items():
+            position = snapshot.index.get(namespace)
+            if name != resource or position is None:
+                continue
+            values[position], expired[position] = _entry(found, score_name, now)
+        return values, expired
+
+    def on_cluster_replaced(self, position: int, old: ManagedCluster) -> None:
+        """Scores are objects of their own, looked up by cluster name: nothing to do."""
+
+    def on_score_changed(self, position: int, resource: str) -> None:
+        found = self.snapshot.scores.get((self.snapshot.names[position], resource))
+        for (table_resource, score_name, now), (values, expired) in self._tables.items():
+            if table_resource == resource:
+                values[position], expired[position] = _entry(found, score_name, now)
 
 
 class AddOnPrioritizer(PrioritizerPlugin):
@@ -57,26 +84,15 @@ class AddOnPrioritizer(PrioritizerPlugin):
         self.score_name = score_name
         self.name = f"AddOn/{resource_name}/{score_name}"
 
-    def _index(self, ctx: Context) -> tuple[np.ndarray, np.ndarray]:
-        """Every cluster's score (0 when none) and whether its score object has expired."""
-        snapshot = ctx.snapshot
-        values = np.zeros(len(snapshot.names), dtype=np.int64)
-        expired = np.zeros(len(snapshot.names), dtype=bool)
-        for (namespace, name), found in snapshot.scores.items():
-            position = snapshot.index.get(namespace)
-            if name != self.resource_name or position is None:
-                continue
-            values[position], expired[position] = _entry(found, self.score_name, ctx.now)
-        return values, expired
+    def score_positions(self, ctx: Context, positions: np.ndarray) -> Scored:
+        shared = ctx.snapshot.index_of(SharedScores)
+        return shared.get(self.name, self.reads, positions, lambda: self._score(ctx, positions))
 
-    def score_ids(self, ctx: Context, ids: np.ndarray) -> Scored:
-        return ctx.snapshot.shared(self.name, ids, lambda: self._score(ctx, ids))
-
-    def _score(self, ctx: Context, ids: np.ndarray) -> Scored:
-        key = ("addon", self.resource_name, self.score_name, ctx.now)
-        values, expired = ctx.snapshot.cached(key, lambda: self._index(ctx))
-        scores = values[ids]
-        stale = ids[expired[ids]]
+    def _score(self, ctx: Context, positions: np.ndarray) -> Scored:
+        index = ctx.snapshot.index_of(AddOnScoreIndex)
+        values, expired = index.values(self.resource_name, self.score_name, ctx.now)
+        scores = values[positions]
+        stale = positions[expired[positions]]
         if len(stale):
             names = " ".join(f"{n}/{self.resource_name}" for n in ctx.snapshot.names_of(stale))
             return Scored(

@@ -46,7 +46,7 @@ class BalancePrioritizer(PrioritizerPlugin):
     reads = frozenset({DECISIONS})
     name = "Balance"
 
-    def score_ids(self, ctx: Context, ids: np.ndarray) -> Scored:
+    def score_positions(self, ctx: Context, positions: np.ndarray) -> Scored:
         placement = ctx.placement
         store = ctx.snapshot.decisions
         own = store.own_counts(placement.namespace, placement.name)
@@ -58,7 +58,7 @@ class BalancePrioritizer(PrioritizerPlugin):
             counts[position] -= count
         try:
             max_count = int(counts.max()) if len(counts) else 0
-            chosen = counts[ids]  # a copy
+            chosen = counts[positions]  # a copy
         finally:
             for position, count in own_positions:
                 counts[position] += count
@@ -66,7 +66,7 @@ class BalancePrioritizer(PrioritizerPlugin):
             outside = max(c - own.get(n, 0) for n, c in store.outside.items())
             max_count = max(max_count, outside)
         if max_count <= 0:
-            return Scored(np.full(len(ids), 100, dtype=np.int64))
+            return Scored(np.full(len(positions), 100, dtype=np.int64))
         if max_count > TABLE_LIMIT:
             return Scored(_scores(chosen, max_count))
         return Scored(_table(max_count)[chosen])

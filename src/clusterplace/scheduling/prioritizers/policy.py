@@ -9,15 +9,23 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 
-from clusterplace.api import Placement
+from clusterplace.api import ManagedCluster, Placement
 from clusterplace.api.placement import AddOnScore, SpreadConstraint
 from clusterplace.scheduling.framework import PrioritizerPlugin, Status
 from clusterplace.scheduling.prioritizers.addon import AddOnPrioritizer
 from clusterplace.scheduling.prioritizers.balance import BalancePrioritizer
 from clusterplace.scheduling.prioritizers.resource import ResourcePrioritizer
 from clusterplace.scheduling.prioritizers.steady import SteadyPrioritizer
+from clusterplace.scheduling.snapshot import Snapshot, SnapshotIndex
 
-__all__ = ["SPREAD", "Weighted", "build_prioritizers", "policy_key", "spread_constraints"]
+__all__ = [
+    "SPREAD",
+    "Policies",
+    "Weighted",
+    "build_prioritizers",
+    "policy_key",
+    "spread_constraints",
+]
 
 BUILT_IN: dict[str, Callable[[], PrioritizerPlugin]] = {
     "Balance": BalancePrioritizer,
@@ -103,3 +111,26 @@ def build_prioritizers(placement: Placement) -> tuple[list[Weighted], int, Statu
         else:
             built.append(Weighted(AddOnPrioritizer(what.resource_name, what.score_name), weight))
     return built, spread_weight, Status.success()
+
+
+class Policies(SnapshotIndex):
+    """:func:`build_prioritizers` once per :func:`policy_key`: prioritizers keep no state
+    of their own, so placements with the same policy share them (and the scores that
+    :class:`~clusterplace.scheduling.shared.SharedScores` keeps by their names)."""
+
+    def __init__(self, snapshot: Snapshot) -> None:
+        super().__init__(snapshot)
+        self._built: dict[Hashable, tuple[list[Weighted], int, Status]] = {}
+
+    def prioritizers(self, placement: Placement) -> tuple[list[Weighted], int, Status]:
+        key = policy_key(placement)
+        found = self._built.get(key)
+        if found is None:
+            found = self._built[key] = build_prioritizers(placement)
+        return found
+
+    def on_cluster_replaced(self, position: int, old: ManagedCluster) -> None:
+        """Prioritizers depend on the placement's policy alone: nothing to do."""
+
+    def on_score_changed(self, position: int, resource: str) -> None:
+        """Prioritizers depend on the placement's policy alone: nothing to do."""

@@ -10,9 +10,10 @@ import numpy as np
 
 from clusterplace.api import ManagedCluster
 from clusterplace.scheduling.framework import RESOURCES, Context, PrioritizerPlugin, Scored
-from clusterplace.scheduling.snapshot import Snapshot
+from clusterplace.scheduling.shared import SharedScores
+from clusterplace.scheduling.snapshot import Snapshot, SnapshotIndex
 
-__all__ = ["ResourcePrioritizer", "allocatable", "refresh_cluster", "resource_score"]
+__all__ = ["AllocatableIndex", "ResourcePrioritizer", "allocatable", "resource_score"]
 
 
 def resource_score(value: float, low: float, high: float) -> int:
@@ -39,23 +40,14 @@ class ResourcePrioritizer(PrioritizerPlugin):
         self.name = name
         self.resource = resource
 
-    def _values(self, ctx: Context) -> np.ndarray:
-        """Every cluster's allocatable amount (NaN where it is not scored), per run."""
-        snapshot = ctx.snapshot
+    def score_positions(self, ctx: Context, positions: np.ndarray) -> Scored:
+        shared = ctx.snapshot.index_of(SharedScores)
+        return shared.get(self.name, self.reads, positions, lambda: self._score(ctx, positions))
 
-        def compute() -> np.ndarray:
-            values = [allocatable(c, self.resource) for c in snapshot.cluster_list]
-            return np.array([np.nan if v is None else v for v in values], dtype=np.float64)
-
-        return snapshot.cached(("allocatable", self.resource), compute)
-
-    def score_ids(self, ctx: Context, ids: np.ndarray) -> Scored:
-        return ctx.snapshot.shared(self.name, ids, lambda: self._score(ctx, ids))
-
-    def _score(self, ctx: Context, ids: np.ndarray) -> Scored:
-        values = self._values(ctx)[ids]
+    def _score(self, ctx: Context, positions: np.ndarray) -> Scored:
+        values = ctx.snapshot.index_of(AllocatableIndex).values(self.resource)[positions]
         present = ~np.isnan(values)
-        scores = np.zeros(len(ids), dtype=np.int64)
+        scores = np.zeros(len(positions), dtype=np.int64)
         if not present.any():
             return Scored(scores, present)
         scored = values[present]
@@ -67,12 +59,27 @@ class ResourcePrioritizer(PrioritizerPlugin):
         return Scored(scores, present)
 
 
-def refresh_cluster(snapshot: Snapshot, position: int) -> None:
-    """The cluster at ``position`` changed: update its allocatable amounts in the
-    per-run indexes and forget the scores computed from the old ones."""
-    cluster = snapshot.cluster_list[position]
-    for key, values in snapshot.memo.items():
-        if isinstance(key, tuple) and key[0] == "allocatable":
-            value = allocatable(cluster, key[1])
+class AllocatableIndex(SnapshotIndex):
+    """Every cluster's allocatable amount of a resource (NaN where it is not scored),
+    by resource, built on first use."""
+
+    def __init__(self, snapshot: Snapshot) -> None:
+        super().__init__(snapshot)
+        self._values: dict[str, np.ndarray] = {}
+
+    def values(self, resource: str) -> np.ndarray:
+        found = self._values.get(resource)
+        if found is None:
+            amounts = [allocatable(c, resource) for c in self.snapshot.cluster_list]
+            found = np.array([np.nan if v is None else v for v in amounts], dtype=np.float64)
+            self._values[resource] = found
+        return found
+
+    def on_cluster_replaced(self, position: int, old: ManagedCluster) -> None:
+        cluster = self.snapshot.cluster_list[position]
+        for resource, values in self._values.items():
+            value = allocatable(cluster, resource)
             values[position] = np.nan if value is None else value
-    snapshot.forget_shared("ResourceAllocatable")
+
+    def on_score_changed(self, position: int, resource: str) -> None:
+        """Allocatable amounts are not add-on scores: nothing to do."""

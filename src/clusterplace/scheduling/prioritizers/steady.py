@@ -13,9 +13,9 @@ class SteadyPrioritizer(PrioritizerPlugin):
     reads = frozenset({DECISIONS})
     name = "Steady"
 
-    def score_ids(self, ctx: Context, ids: np.ndarray) -> Scored:
+    def score_positions(self, ctx: Context, positions: np.ndarray) -> Scored:
         placement = ctx.placement
         existing = ctx.snapshot.decisions.own_clusters(placement.namespace, placement.name)
         index = ctx.snapshot.index
         mine = np.array([index[n] for n in existing if n in index], dtype=np.int64)
-        return Scored(np.where(np.isin(ids, mine), 100, 0).astype(np.int64))
+        return Scored(np.where(np.isin(positions, mine), 100, 0).astype(np.int64))
