@@ -13,7 +13,7 @@ from pathlib import Path
 
 from benchmarks import fleets
 from clusterplace.api import KubeObject, ManagedCluster
-from clusterplace.controller import Change, Reconciler
+from clusterplace.controller import ObjectChange, Reconciler
 from clusterplace.hub.directory import OutLayout, run_directory_controller
 from clusterplace.hub.directory.sink import DirectorySink
 from clusterplace.outputs.serialize import dump_yaml_documents
@@ -69,7 +69,7 @@ def run_change_latency(size: dict[str, int], quantile: float = 0.5) -> tuple[flo
             name = f"cluster{rng.randrange(size['clusters'])}"
             old = reconciler.state.fleet.clusters[name]
             start = time.perf_counter()
-            reconciler.observe([Change(old, _relabelled(old, rng))])
+            reconciler.observe([ObjectChange(old, _relabelled(old, rng))])
             asyncio.run(reconciler.drain())
             times.append(time.perf_counter() - start)
     times.sort()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from clusterplace.api import Fleet, KubeObject
-from clusterplace.controller import Change, placements_to_sync
+from clusterplace.controller import ObjectChange, placements_to_sync
 from tests.scheduling._helpers import (
     CLUSTERSET_LABEL,
     addon,
@@ -22,39 +22,39 @@ def hub(*objects: KubeObject) -> Fleet:
     return Fleet.of(objects)
 
 
-def keys(change: Change, state: Fleet) -> list[tuple[str, str]]:
+def keys(change: ObjectChange, state: Fleet) -> list[tuple[str, str]]:
     return placements_to_sync(change, state)
 
 
 def test_a_placement_enqueues_itself_on_every_verb() -> None:
     p = placement("ns1", "p1")
-    for change in (Change(None, p), Change(p, p), Change(p, None)):
+    for change in (ObjectChange(None, p), ObjectChange(p, p), ObjectChange(p, None)):
         assert keys(change, hub()) == [("ns1", "p1")]
 
 
 def test_a_decision_enqueues_the_placement_its_label_names() -> None:
     pd = decision("ns1", "p1-decision-1", ["c1"], placement_label="p1")
-    assert keys(Change(None, pd), hub()) == [("ns1", "p1")]
-    assert keys(Change(pd, None), hub()) == [("ns1", "p1")]
+    assert keys(ObjectChange(None, pd), hub()) == [("ns1", "p1")]
+    assert keys(ObjectChange(pd, None), hub()) == [("ns1", "p1")]
 
 
 def test_a_decision_label_moved_enqueues_only_the_new_owner() -> None:
     old = decision("ns1", "d", placement_label="p1")
     new = decision("ns1", "d", placement_label="p2")
-    assert keys(Change(old, new), hub()) == [("ns1", "p2")]
+    assert keys(ObjectChange(old, new), hub()) == [("ns1", "p2")]
 
 
 def test_a_decision_label_removed_enqueues_the_former_owner() -> None:
     old = decision("ns1", "d", placement_label="p1")
     new = decision("ns1", "d", placement_label=None)
-    assert keys(Change(old, new), hub()) == [("ns1", "p1")]
+    assert keys(ObjectChange(old, new), hub()) == [("ns1", "p1")]
 
 
 def test_unlabelled_or_empty_labelled_decisions_enqueue_nothing() -> None:
     bare = decision("ns1", "d", placement_label=None)
     empty = decision("ns1", "d", placement_label="")
-    assert keys(Change(None, bare), hub()) == []
-    assert keys(Change(bare, empty), hub()) == []
+    assert keys(ObjectChange(None, bare), hub()) == []
+    assert keys(ObjectChange(bare, empty), hub()) == []
 
 
 def _fleet_two_namespaces() -> Fleet:
@@ -73,22 +73,22 @@ def _fleet_two_namespaces() -> Fleet:
 def test_a_cluster_enqueues_placements_through_its_sets_and_their_bindings() -> None:
     state = _fleet_two_namespaces()
     c = cluster("c1", cluster_set="set1")
-    assert keys(Change(None, c), state) == [("ns1", "any"), ("ns1", "named")]
-    assert keys(Change(c, None), state) == [("ns1", "any"), ("ns1", "named")]
+    assert keys(ObjectChange(None, c), state) == [("ns1", "any"), ("ns1", "named")]
+    assert keys(ObjectChange(c, None), state) == [("ns1", "any"), ("ns1", "named")]
 
 
 def test_a_cluster_update_also_enqueues_through_its_old_sets_when_labels_changed() -> None:
     state = _fleet_two_namespaces()
     old = cluster("c1", cluster_set="set1")
     new = cluster("c1", cluster_set="set2")
-    assert keys(Change(old, new), state) == [("ns1", "any"), ("ns1", "named"), ("ns2", "p")]
+    assert keys(ObjectChange(old, new), state) == [("ns1", "any"), ("ns1", "named"), ("ns2", "p")]
     # Same labels: only the new object's sets (upstream compares labels only).
     tainted = cluster("c1", cluster_set="set1", taints=[{"key": "k", "effect": "NoSelect"}])
-    assert keys(Change(old, tainted), state) == [("ns1", "any"), ("ns1", "named")]
+    assert keys(ObjectChange(old, tainted), state) == [("ns1", "any"), ("ns1", "named")]
 
 
 def test_a_cluster_in_no_set_enqueues_nothing() -> None:
-    assert keys(Change(None, cluster("c1", cluster_set=None)), _fleet_two_namespaces()) == []
+    assert keys(ObjectChange(None, cluster("c1", cluster_set=None)), _fleet_two_namespaces()) == []
 
 
 def test_label_selector_sets_match_by_selector_and_empty_selects_all() -> None:
@@ -102,8 +102,8 @@ def test_label_selector_sets_match_by_selector_and_empty_selects_all() -> None:
     )
     plain = cluster("c1", cluster_set=None)
     gold = cluster("c2", {"tier": "gold"}, cluster_set=None)
-    assert keys(Change(None, plain), state) == [("g", "p")]
-    assert keys(Change(None, gold), state) == [("g", "p"), ("t", "p")]
+    assert keys(ObjectChange(None, plain), state) == [("g", "p")]
+    assert keys(ObjectChange(None, gold), state) == [("g", "p"), ("t", "p")]
 
 
 def test_an_invalid_set_selector_makes_cluster_changes_enqueue_nothing() -> None:
@@ -114,19 +114,22 @@ def test_an_invalid_set_selector_makes_cluster_changes_enqueue_nothing() -> None
     )
     state = _fleet_two_namespaces()
     state.add(bad)
-    assert keys(Change(None, cluster("c1", cluster_set="set1")), state) == []
+    assert keys(ObjectChange(None, cluster("c1", cluster_set="set1")), state) == []
 
 
 def test_a_set_enqueues_through_its_bindings() -> None:
     state = _fleet_two_namespaces()
-    assert keys(Change(None, cluster_set("set2")), state) == [("ns2", "p")]
-    assert keys(Change(cluster_set("set1"), None), state) == [("ns1", "any"), ("ns1", "named")]
+    assert keys(ObjectChange(None, cluster_set("set2")), state) == [("ns2", "p")]
+    assert keys(ObjectChange(cluster_set("set1"), None), state) == [
+        ("ns1", "any"),
+        ("ns1", "named"),
+    ]
 
 
 def test_a_binding_enqueues_its_namespace_placements_that_name_it_or_none() -> None:
     state = _fleet_two_namespaces()
     b = binding("ns1", "set2")
-    assert keys(Change(None, b), state) == [("ns1", "any"), ("ns1", "other")]
+    assert keys(ObjectChange(None, b), state) == [("ns1", "any"), ("ns1", "other")]
 
 
 def test_a_score_enqueues_addon_users_whose_namespace_binds_a_set_of_its_cluster() -> None:
@@ -144,9 +147,9 @@ def test_a_score_enqueues_addon_users_whose_namespace_binds_a_set_of_its_cluster
         placement("ns1", "elsewhere", clusterSets=["set2"], **users),
     )
     s = score("c1", "usage", {"cpu": 3})
-    assert keys(Change(None, s), state) == [("ns1", "elsewhere"), ("ns1", "user")]
-    assert keys(Change(None, score("c1", "other", {"cpu": 3})), state) == []
-    assert keys(Change(None, score("unknown", "usage", {"cpu": 3})), state) == []
+    assert keys(ObjectChange(None, s), state) == [("ns1", "elsewhere"), ("ns1", "user")]
+    assert keys(ObjectChange(None, score("c1", "other", {"cpu": 3})), state) == []
+    assert keys(ObjectChange(None, score("unknown", "usage", {"cpu": 3})), state) == []
 
 
 def test_kinds_the_controller_does_not_watch_enqueue_nothing() -> None:
@@ -155,7 +158,7 @@ def test_kinds_the_controller_does_not_watch_enqueue_nothing() -> None:
     cm = ConfigMap.model_validate(
         {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x", "namespace": "a"}}
     )
-    assert keys(Change(None, cm), _fleet_two_namespaces()) == []
+    assert keys(ObjectChange(None, cm), _fleet_two_namespaces()) == []
 
 
 def test_cluster_set_label_constant_is_upstreams() -> None:

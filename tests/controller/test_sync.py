@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from clusterplace.api import KubeObject, PlacementDecision
-from clusterplace.controller import Change, Reconciler
+from clusterplace.controller import ObjectChange, Reconciler
 from clusterplace.scheduling import schedule
 from tests.controller._helpers import MemorySink, make_reconciler, run
 from tests.scheduling._helpers import (
@@ -94,7 +94,7 @@ def test_a_cluster_moving_between_pages_is_never_absent_from_every_decision() ->
     before = _decisions(reconciler)
     start = len(sink.log)
     # c050 goes: every later cluster moves up one place, c100 from page 2 to page 1.
-    reconciler.observe([Change(cluster("c050"), None)])
+    reconciler.observe([ObjectChange(cluster("c050"), None)])
     run(reconciler)
     actions = [(a, n) for a, _, n, _ in sink.log[start:]]
     assert actions == [
@@ -120,10 +120,10 @@ def test_no_change_of_membership_ever_opens_a_loss_window(n: int, flips: list[in
         name = f"c{flip:03d}"
         if flip in members:
             members.discard(flip)
-            reconciler.observe([Change(cluster(name), None)])
+            reconciler.observe([ObjectChange(cluster(name), None)])
         else:
             members.add(flip)
-            reconciler.observe([Change(None, cluster(name))])
+            reconciler.observe([ObjectChange(None, cluster(name))])
         run(reconciler)
         _check_never_lost(before, sink, start)
         expected = sorted(f"c{i:03d}" for i in members)
@@ -134,7 +134,7 @@ def test_a_page_no_longer_needed_is_deleted_last() -> None:
     reconciler, sink, _ = make_reconciler(world(*_clusters(101)))
     run(reconciler)
     start = len(sink.log)
-    reconciler.observe([Change(cluster("c100"), None)])
+    reconciler.observe([ObjectChange(cluster("c100"), None)])
     run(reconciler)
     assert [(a, n) for a, _, n, _ in sink.log[start:]] == [
         ("delete", f"{PLACEMENT}-decision-2"),
@@ -222,7 +222,7 @@ def test_a_deleted_placement_takes_its_decisions_along_without_a_garbage_collect
     objects = world(*_clusters(2))
     reconciler, sink, _ = make_reconciler(objects)
     run(reconciler)
-    reconciler.observe([Change(objects[-1], None)])
+    reconciler.observe([ObjectChange(objects[-1], None)])
     run(reconciler)
     assert [(a, n) for a, _, n, _ in sink.log[-2:]] == [
         ("delete", f"{PLACEMENT}-decision-1"),
@@ -236,7 +236,7 @@ def test_with_a_garbage_collector_the_controller_leaves_deletion_to_it() -> None
     reconciler, sink, _ = make_reconciler(objects, MemorySink(collects_garbage=True))
     run(reconciler)
     count = len(sink.log)
-    reconciler.observe([Change(objects[-1], None)])
+    reconciler.observe([ObjectChange(objects[-1], None)])
     run(reconciler)
     assert len(sink.log) == count
 
@@ -254,5 +254,5 @@ def test_an_unchanged_object_seen_again_enqueues_nothing() -> None:
     objects = [cluster_set(), binding(), cluster("c1"), placement()]
     reconciler, _, _ = make_reconciler(objects)
     run(reconciler)
-    reconciler.observe([Change(objects[2], cluster("c1"))])
+    reconciler.observe([ObjectChange(objects[2], cluster("c1"))])
     assert len(reconciler.queue) == 0

@@ -6,7 +6,7 @@ The reconcile core here knows nothing of files or HTTP: a hub
 gives it a :class:`Sink` to write to. See docs/controller.md.
 """
 
-from clusterplace.controller.changes import Change, Key
+from clusterplace.controller.changes import Key, ObjectChange
 from clusterplace.controller.enqueue import placements_to_sync
 from clusterplace.controller.queue import WorkQueue
 from clusterplace.controller.reconciler import Reconciler, SyncStats
@@ -15,10 +15,10 @@ from clusterplace.controller.state import HubState
 from clusterplace.controller.sync import SyncPlan, Write, plan_sync
 
 __all__ = [
-    "Change",
     "HubState",
     "HubWriteError",
     "Key",
+    "ObjectChange",
     "Reconciler",
     "Sink",
     "SyncPlan",

@@ -6,13 +6,13 @@ from dataclasses import dataclass
 
 from clusterplace.api import KubeObject
 
-__all__ = ["Change", "Key"]
+__all__ = ["Key", "ObjectChange"]
 
 Key = tuple[str, str]  # a Placement's (namespace, name): the work queue's key
 
 
 @dataclass(frozen=True)
-class Change:
+class ObjectChange:
     """``old`` is None for an addition, ``new`` is None for a deletion."""
 
     old: KubeObject | None

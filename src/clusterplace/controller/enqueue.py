@@ -34,13 +34,13 @@ from clusterplace.api import (
     PlacementDecision,
 )
 from clusterplace.api.placement import PLACEMENT_LABEL
-from clusterplace.controller.changes import Change, Key
+from clusterplace.controller.changes import Key, ObjectChange
 from clusterplace.scheduling.candidates import SetSelectorError, cluster_set_selector
 
 __all__ = ["addon_resources", "is_placement_input", "placements_to_sync"]
 
 
-def placements_to_sync(change: Change, hub: Fleet) -> list[Key]:
+def placements_to_sync(change: ObjectChange, hub: Fleet) -> list[Key]:
     """The placements ``change`` enqueues, in a stable order (sorted, no repeats)."""
     obj = change.obj
     keys: set[Key] = set()
@@ -63,7 +63,7 @@ def placements_to_sync(change: Change, hub: Fleet) -> list[Key]:
     return sorted(keys)
 
 
-def _decision_owner(change: Change) -> list[Key]:
+def _decision_owner(change: ObjectChange) -> list[Key]:
     # Upstream filters decision events on a non-empty placement label: an update that
     # removes the label reaches the handler as a deletion of the old object, and one
     # that moves it from p1 to p2 as an update of the new one (p2 only).

@@ -1,6 +1,6 @@
 """The reconcile loop: changes in, placements enqueued, synced one at a time, results out.
 
-It knows nothing of files or HTTP: a hub feeds it :class:`Change` batches and gives it
+It knows nothing of files or HTTP: a hub feeds it :class:`ObjectChange` batches and gives it
 a :class:`Sink` to write to. One worker syncs one key at a time (as upstream), so a
 placement never syncs concurrently with itself.
 """
@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 
 from clusterplace.api import KubeObject
 from clusterplace.collector import collector_paused
-from clusterplace.controller.changes import Change, Key
+from clusterplace.controller.changes import Key, ObjectChange
 from clusterplace.controller.enqueue import is_placement_input, placements_to_sync
 from clusterplace.controller.queue import WorkQueue
 from clusterplace.controller.sink import HubWriteError, Sink
@@ -72,7 +72,7 @@ class Reconciler:
         order, so a cold start decides as an offline run does."""
         for obj in objects:
             if is_placement_input(obj):
-                self.state.record(Change(None, obj))
+                self.state.record(ObjectChange(None, obj))
         self.enqueue_all()
 
     def enqueue_all(self) -> None:
@@ -80,7 +80,7 @@ class Reconciler:
             self.queue.add(key)
         self._wake.set()
 
-    def observe(self, changes: Iterable[Change]) -> None:
+    def observe(self, changes: Iterable[ObjectChange]) -> None:
         """Record changes (in order) and enqueue what upstream would enqueue."""
         for change in changes:
             if not is_placement_input(change.obj):
@@ -141,14 +141,16 @@ class Reconciler:
             await self._emit(namespace, name, [e for e in plan.events if e.related in done])
         if plan.status is not None:
             written = await self.sink.write_status(plan.status)
-            self.state.record(Change(self.state.placement(plan.key), written))
+            self.state.record(ObjectChange(self.state.placement(plan.key), written))
             self.stats.writes += 1
         await self._emit(namespace, name, [e for e in plan.events if not e.related])
 
     async def _write(self, write: Write) -> None:
         before = self.state.get(write.decision)
         after = await self.sink.write_decision(write)
-        self.state.record(Change(before, after) if after is not None else Change(before, None))
+        self.state.record(
+            ObjectChange(before, after) if after is not None else ObjectChange(before, None)
+        )
         self.stats.writes += 1
 
     async def _emit(self, namespace: str, name: str, events: Sequence[Event]) -> None:
@@ -184,7 +186,7 @@ class Reconciler:
                 await asyncio.sleep(0)  # let a watch deliver changes meanwhile
         return count
 
-    async def run(self, batches: AsyncIterator[list[Change]], stop: asyncio.Event) -> None:
+    async def run(self, batches: AsyncIterator[list[ObjectChange]], stop: asyncio.Event) -> None:
         """Sync until ``stop`` is set, taking change batches as they come."""
         feeder = asyncio.create_task(self._feed(batches, stop))
         last_resync = self.queue.clock()
@@ -210,7 +212,7 @@ class Reconciler:
                 await feeder
             await self.sink.flush()
 
-    async def _feed(self, batches: AsyncIterator[list[Change]], stop: asyncio.Event) -> None:
+    async def _feed(self, batches: AsyncIterator[list[ObjectChange]], stop: asyncio.Event) -> None:
         async for batch in batches:
             self.observe(batch)
             if stop.is_set():

@@ -15,7 +15,7 @@ from datetime import datetime
 
 from clusterplace.api import AddOnPlacementScore, Fleet, KubeObject, Placement, PlacementDecision
 from clusterplace.api.placement import PLACEMENT_LABEL
-from clusterplace.controller.changes import Change, Key
+from clusterplace.controller.changes import Key, ObjectChange
 from clusterplace.scheduling.snapshot import Snapshot
 
 __all__ = ["HubState"]
@@ -77,7 +77,7 @@ class HubState:
 
     # -- changing ----------------------------------------------------------------------
 
-    def record(self, change: Change) -> None:
+    def record(self, change: ObjectChange) -> None:
         """Bring the state up to date with ``change``."""
         obj = change.obj
         old = self.fleet.get(obj)

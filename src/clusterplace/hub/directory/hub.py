@@ -27,7 +27,7 @@ from clusterplace.api import KubeObject, Placement
 from clusterplace.api.placement import PlacementStatus
 from clusterplace.codecs import decode, read_documents
 from clusterplace.codecs.sources import expand_sources
-from clusterplace.controller import Change, Key, Reconciler
+from clusterplace.controller import Key, ObjectChange, Reconciler
 from clusterplace.errors import ClusterplaceError, InputError, Location
 from clusterplace.hub.directory.files import remove_temporaries
 from clusterplace.hub.directory.layout import DEFAULT_OUT, OutLayout
@@ -114,7 +114,7 @@ class DirectoryHub:
                         objects.append(obj)
         return objects
 
-    def _overlay(self, change: Change) -> Change:
+    def _overlay(self, change: ObjectChange) -> ObjectChange:
         """A placement edited in the hub folder keeps the status the hub holds (its
         spec is the manifest's, its status the controller's), as on Kubernetes."""
         new = change.new
@@ -127,9 +127,9 @@ class DirectoryHub:
             status = self._written[key]
         else:
             return change
-        return Change(change.old, new.model_copy(update={"status": status}))
+        return ObjectChange(change.old, new.model_copy(update={"status": status}))
 
-    async def batches(self, stop: asyncio.Event) -> AsyncIterator[list[Change]]:
+    async def batches(self, stop: asyncio.Event) -> AsyncIterator[list[ObjectChange]]:
         """Object changes as the hub folder changes, until ``stop`` is set."""
         from watchfiles import awatch  # the watcher starts threads: only when watching
 
@@ -154,7 +154,7 @@ class DirectoryHub:
             if changes:
                 yield changes
 
-    async def _settled(self) -> list[Change]:
+    async def _settled(self) -> list[ObjectChange]:
         """Scan until no changed file is left unsettled."""
         changes = [self._overlay(c) for c in self.folder.scan()]
         while self.folder.unsettled:

@@ -20,7 +20,7 @@ from pathlib import Path
 from clusterplace.api import Fleet, KubeObject, PlacementDecision
 from clusterplace.codecs import decode, read_documents
 from clusterplace.codecs.sources import EXTENSIONS, expand_sources
-from clusterplace.controller import Change
+from clusterplace.controller import ObjectChange
 from clusterplace.errors import ClusterplaceError
 
 __all__ = ["ManifestFolder"]
@@ -61,12 +61,12 @@ class ManifestFolder:
     def objects(self) -> list[KubeObject]:
         return [obj for table in self._objects.values() for obj in table.values()]
 
-    def scan(self, now: float | None = None) -> list[Change]:
+    def scan(self, now: float | None = None) -> list[ObjectChange]:
         """Read what changed (and has settled) since the last scan; returns the object
         changes. ``now`` is the wall-clock time in seconds (default: the current one);
         :attr:`unsettled` tells whether a file is left for a later scan."""
         moment = time.time() if now is None else now
-        changes: list[Change] = []
+        changes: list[ObjectChange] = []
         seen: set[Path] = set()
         self.unsettled = False
         for path in self._files():
@@ -110,7 +110,7 @@ class ManifestFolder:
                 elif path.suffix in EXTENSIONS:
                     yield path
 
-    def _read(self, path: Path) -> list[Change]:
+    def _read(self, path: Path) -> list[ObjectChange]:
         try:
             loaded = decode(read_documents(expand_sources([str(path)])))
         except ClusterplaceError as err:
@@ -137,13 +137,13 @@ class ManifestFolder:
             self.report(f"{path}: fixed; read again")
         return self._replace(path, table)
 
-    def _replace(self, path: Path, table: dict[Identity, KubeObject]) -> list[Change]:
+    def _replace(self, path: Path, table: dict[Identity, KubeObject]) -> list[ObjectChange]:
         before = self._objects.get(path, {})
-        changes = [Change(old, None) for key, old in before.items() if key not in table]
+        changes = [ObjectChange(old, None) for key, old in before.items() if key not in table]
         for key, obj in table.items():
             old = before.get(key)
             if old != obj:
-                changes.append(Change(old, obj))
+                changes.append(ObjectChange(old, obj))
         for key in before:
             if self._home.get(key) == path:
                 del self._home[key]
