@@ -11,7 +11,7 @@ import asyncio
 import contextlib
 import time
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from clusterplace.api import KubeObject
@@ -31,13 +31,12 @@ DEFAULT_RESYNC = 600.0  # seconds: upstream's informer resync period
 
 @dataclass
 class SyncStats:
-    """Counters since start (the controller's log and metrics read them)."""
+    """Counters since start (the controller's log reads them)."""
 
     syncs: int = 0
     writes: int = 0
     events: int = 0
     errors: int = 0
-    durations: list[float] = field(default_factory=list)  # seconds, of the last syncs
 
 
 class Reconciler:
@@ -100,7 +99,6 @@ class Reconciler:
     async def sync(self, key: Key, now: datetime | None = None) -> SyncPlan:
         """Sync one placement at ``now`` (default: the clock's time): plan, write,
         emit, and requeue as the plan says."""
-        start = time.perf_counter()
         with collector_paused():
             plan = plan_sync(self.state, key, now or self.now())
         self.stats.syncs += 1
@@ -123,8 +121,6 @@ class Reconciler:
                 self.queue.add_rate_limited(key)
             else:
                 self.queue.forget(key)
-        self.stats.durations.append(time.perf_counter() - start)
-        del self.stats.durations[:-1000]
         return plan
 
     async def _apply(self, plan: SyncPlan) -> None:
@@ -148,9 +144,8 @@ class Reconciler:
     async def _write(self, write: Write) -> None:
         before = self.state.get(write.decision)
         after = await self.sink.write_decision(write)
-        self.state.record(
-            ObjectChange(before, after) if after is not None else ObjectChange(before, None)
-        )
+        if before is not None or after is not None:
+            self.state.record(ObjectChange(before, after))
         self.stats.writes += 1
 
     async def _emit(self, namespace: str, name: str, events: Sequence[Event]) -> None:

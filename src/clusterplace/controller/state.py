@@ -2,9 +2,9 @@
 the scheduling snapshot built from them.
 
 The snapshot's indexes (candidates, filter chains, scores) make a sync cheap, so it is
-kept across syncs: decisions and placements are updated in place, and a change to a
-cluster, set, binding or score makes the next sync build a fresh one (exact by
-construction).
+kept across the syncs of one moment: decisions and placements are updated in place, and
+a change to a cluster, set, binding or score, or a new moment, makes the next sync build
+a fresh one (exact by construction).
 """
 
 from __future__ import annotations
@@ -24,14 +24,12 @@ __all__ = ["HubState"]
 class HubState:
     """Watched objects by kind (a :class:`Fleet`), kept current by :meth:`record`."""
 
-    def __init__(self, fleet: Fleet | None = None) -> None:
-        self.fleet = Fleet() if fleet is None else fleet.copy()
+    def __init__(self) -> None:
+        self.fleet = Fleet()
         self._snapshot: Snapshot | None = None
         self._moment: datetime | None = None
         self._expiries: dict[str, list[datetime]] = {}  # score validUntil times, by resource
         self._owned: dict[Key, set[Key]] = defaultdict(set)  # placement -> its decisions
-        for pd in self.fleet.decisions.values():
-            self._own(pd, +1)
 
     # -- reading -----------------------------------------------------------------------
 

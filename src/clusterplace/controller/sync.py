@@ -60,11 +60,6 @@ class SyncPlan:
     retry: bool = False  # upstream returns an error: retry with backoff
     skipped: str | None = None  # why nothing was done (not found, deleting, disabled)
     error: str | None = None
-    result: PlacementResult | None = None
-
-    @property
-    def empty(self) -> bool:
-        return not self.writes and self.status is None
 
 
 def plan_sync(state: HubState, key: Key, now: datetime) -> SyncPlan:
@@ -75,7 +70,7 @@ def plan_sync(state: HubState, key: Key, now: datetime) -> SyncPlan:
         # Its decisions go with it: they carry an ownerReference to it.
         return SyncPlan(key, skipped="the placement does not exist")
     result = schedule_one(state.snapshot(now), placement, now)
-    plan = SyncPlan(key, result=result)
+    plan = SyncPlan(key)
     if result.skipped is not None:
         plan.skipped = result.skipped
         return plan

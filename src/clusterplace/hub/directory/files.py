@@ -98,10 +98,3 @@ class EventLog:
                 view = view[os.write(fd, view) :]
         finally:
             os.close(fd)
-
-    def read(self) -> list[dict[str, Any]]:
-        try:
-            lines = self.path.read_text(encoding="utf-8").splitlines()
-        except FileNotFoundError:
-            return []
-        return [json.loads(line) for line in lines if line]

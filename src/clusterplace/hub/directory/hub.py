@@ -71,7 +71,6 @@ class DirectoryHub:
         self.report = report
         self.status_of = status_of  # the status the hub holds now (the controller's)
         self.folder = ManifestFolder(root, recursive=recursive, exclude=layout.root, report=report)
-        self._written: dict[Key, PlacementStatus | None] = {}  # statuses read from OUT
 
     def initial_objects(self) -> list[KubeObject]:
         """The hub at start: the manifests, the decisions written so far, and each
@@ -80,19 +79,23 @@ class DirectoryHub:
         while self.folder.unsettled:
             time.sleep(SETTLE_S)
             self.folder.scan()
-        written = self._read_output()
+        decisions, statuses = self._read_output()
         objects: list[KubeObject] = []
         for obj in self.folder.objects():
             if isinstance(obj, Placement):
                 key = (obj.namespace, obj.name)
-                if key in self._written:
-                    obj = obj.model_copy(update={"status": self._written[key]})
+                if key in statuses:
+                    obj = obj.model_copy(update={"status": statuses[key]})
             objects.append(obj)
-        objects.extend(written)
+        objects.extend(decisions)
         return objects
 
-    def _read_output(self) -> list[KubeObject]:
+    def _read_output(
+        self,
+    ) -> tuple[list[KubeObject], dict[Key, PlacementStatus | None]]:
+        """The decisions and the placement statuses written so far."""
         objects: list[KubeObject] = []
+        statuses: dict[Key, PlacementStatus | None] = {}
         kinds = ((self.layout.decisions, "PlacementDecision"), (self.layout.statuses, "Placement"))
         for folder, kind in kinds:
             if not folder.is_dir():
@@ -109,10 +112,10 @@ class DirectoryHub:
                     if obj.kind != kind:
                         self.report(f"{path}: {obj.ref} does not belong here; ignored")
                     elif isinstance(obj, Placement):
-                        self._written[(obj.namespace, obj.name)] = obj.status
+                        statuses[(obj.namespace, obj.name)] = obj.status
                     else:
                         objects.append(obj)
-        return objects
+        return objects, statuses
 
     def _overlay(self, change: ObjectChange) -> ObjectChange:
         """A placement edited in the hub folder keeps the status the hub holds (its
@@ -120,13 +123,9 @@ class DirectoryHub:
         new = change.new
         if not isinstance(new, Placement):
             return change
-        key = (new.namespace, new.name)
-        if change.old is not None:
-            status = self.status_of(key)
-        elif key in self._written:
-            status = self._written[key]
-        else:
-            return change
+        if change.old is None:
+            return change  # a new placement: the status in its manifest, if any
+        status = self.status_of((new.namespace, new.name))
         return ObjectChange(change.old, new.model_copy(update={"status": status}))
 
     async def batches(self, stop: asyncio.Event) -> AsyncIterator[list[ObjectChange]]:

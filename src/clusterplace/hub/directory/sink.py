@@ -50,7 +50,6 @@ class DirectorySink:
         self._now = now
         self._instance = f"{REPORTING_CONTROLLER}-{socket.gethostname()}"
         self._serial = itertools.count(1)
-        self.files_written = 0
 
     def _fail(self, what: str, err: OSError) -> HubWriteError:
         return HubWriteError(f"{what}: {err.strerror or err}")
@@ -65,7 +64,6 @@ class DirectorySink:
             write_atomic(path, render(pd))
         except OSError as err:
             raise self._fail(f"{path}", err) from None
-        self.files_written += 1
         return pd
 
     async def write_status(self, placement: Placement) -> Placement:
@@ -74,7 +72,6 @@ class DirectorySink:
             write_atomic(path, render_status(placement))
         except OSError as err:
             raise self._fail(f"{path}", err) from None
-        self.files_written += 1
         return placement
 
     async def forget_placement(self, key: Key) -> None:
