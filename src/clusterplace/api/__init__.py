@@ -8,10 +8,7 @@
 
 from __future__ import annotations
 
-import importlib
-import warnings
-from typing import Any
-
+from clusterplace._deprecated import moved_names
 from clusterplace.api.addon import AddOnPlacementScore, AddOnPlacementScoreItem
 from clusterplace.api.base import Condition, KubeObject, ObjectMeta, OwnerReference
 from clusterplace.api.cluster import (
@@ -69,12 +66,8 @@ _MOVED = frozenset(
 )
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _MOVED:
-        raise AttributeError(f"module 'clusterplace.api' has no attribute {name!r}")
-    warnings.warn(
-        f"clusterplace.api.{name} moved to clusterplace.codecs.{name}",
-        DeprecationWarning,
-        stacklevel=2,
-    )
-    return getattr(importlib.import_module("clusterplace.codecs"), name)
+__getattr__ = moved_names(
+    "clusterplace.api",
+    {name: ("clusterplace.codecs", name) for name in _MOVED},
+    "clusterplace.api.{old} moved to clusterplace.codecs.{new}",
+)

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import warnings
 from typing import Annotated, ClassVar, Literal
 
 from pydantic import Field, StringConstraints
 
+from clusterplace._deprecated import moved_names
 from clusterplace.api.base import (
     Condition,
     KubeModel,
@@ -153,14 +153,10 @@ class ManagedClusterSetBinding(KubeObject):
     status: ConditionsStatus | None = None
 
 
-def __getattr__(name: str) -> type[ManagedClusterSelector]:
-    # The old name, which clashed with the Placement predicate's ClusterSelector.
-    if name != "ClusterSelector":
-        raise AttributeError(f"module 'clusterplace.api.cluster' has no attribute {name!r}")
-    warnings.warn(
-        "clusterplace.api.cluster.ClusterSelector is now ManagedClusterSelector (upstream's "
-        "name; the old one goes away in the next release)",
-        DeprecationWarning,
-        stacklevel=2,
-    )
-    return ManagedClusterSelector
+# The old name, which clashed with the Placement predicate's ClusterSelector.
+__getattr__ = moved_names(
+    "clusterplace.api.cluster",
+    {"ClusterSelector": ("clusterplace.api.cluster", "ManagedClusterSelector")},
+    "clusterplace.api.cluster.{old} is now {new} (upstream's name; the old one goes away "
+    "in the next release)",
+)

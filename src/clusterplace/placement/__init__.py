@@ -7,10 +7,7 @@
 'runOn conditions satisfied: provider in (aws, gcp)'
 """
 
-import importlib
-import warnings
-from typing import Any as _Any
-
+from clusterplace._deprecated import moved_names
 from clusterplace.placement.cluster_identity import (
     CLUSTER_IDENTITY_CONFIGMAP,
     CLUSTER_IDENTITY_NAMESPACE,
@@ -87,15 +84,8 @@ _RENAMED = {
 }
 
 
-def __getattr__(name: str) -> _Any:
-    renamed = _RENAMED.get(name)
-    if renamed is None:
-        raise AttributeError(f"module 'clusterplace.placement' has no attribute {name!r}")
-    module, new_name = renamed
-    warnings.warn(
-        f"clusterplace.placement.{name} is now {new_name} (the old name goes away in the "
-        "next release)",
-        DeprecationWarning,
-        stacklevel=2,
-    )
-    return getattr(importlib.import_module(module), new_name)
+__getattr__ = moved_names(
+    "clusterplace.placement",
+    _RENAMED,
+    "clusterplace.placement.{old} is now {new} (the old name goes away in the next release)",
+)

@@ -12,10 +12,7 @@ DeprecationWarning.
 
 from __future__ import annotations
 
-import importlib
-import warnings
-from typing import Any
-
+from clusterplace._deprecated import moved_names
 from clusterplace.scheduling.explain import ClusterExplanation, explain, explain_placement
 from clusterplace.scheduling.framework import Code, Status
 from clusterplace.scheduling.incremental import ChangeReport, IncrementalSchedule
@@ -44,15 +41,9 @@ _MOVED = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    moved = _MOVED.get(name)
-    if moved is None:
-        raise AttributeError(f"module 'clusterplace.scheduling' has no attribute {name!r}")
-    module, new_name = moved
-    warnings.warn(
-        f"clusterplace.scheduling.{name} is internal; use {module}.{new_name} "
-        "(this alias goes away in the next release)",
-        DeprecationWarning,
-        stacklevel=2,
-    )
-    return getattr(importlib.import_module(module), new_name)
+__getattr__ = moved_names(
+    "clusterplace.scheduling",
+    _MOVED,
+    "clusterplace.scheduling.{old} is internal; use {module}.{new} "
+    "(this alias goes away in the next release)",
+)
