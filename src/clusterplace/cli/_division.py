@@ -25,9 +25,19 @@ from clusterplace.federation import (
 )
 from clusterplace.federation import route as route_objects
 
-__all__ = ["division_options", "route_and_divide"]
+__all__ = ["clusters_option", "division_options", "route_and_divide"]
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+
+clusters_option = click.option(
+    "--clusters",
+    "cluster_files",
+    multiple=True,
+    required=True,
+    metavar="FILE|DIR",
+    help="Fleet files or directories holding the ManagedClusters.",
+)
 
 
 def division_options(func: F) -> F:

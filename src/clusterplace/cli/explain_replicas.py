@@ -11,7 +11,7 @@ import click
 
 from clusterplace.bundles.route_dir import object_ref
 from clusterplace.cli._common import filename_options
-from clusterplace.cli._division import division_options, route_and_divide
+from clusterplace.cli._division import clusters_option, division_options, route_and_divide
 from clusterplace.errors import InputError
 from clusterplace.federation import (
     WORKLOAD_KINDS,
@@ -39,14 +39,7 @@ __all__ = ["explain_replicas"]
     help="Deployment or ReplicaSet, when the manifests hold both with this name.",
 )
 @filename_options("Manifests holding the workload (and anything else route reads).")
-@click.option(
-    "--clusters",
-    "cluster_files",
-    multiple=True,
-    required=True,
-    metavar="FILE|DIR",
-    help="Fleet files or directories holding the ManagedClusters.",
-)
+@clusters_option
 @division_options
 @click.option(
     "-o",

@@ -11,7 +11,7 @@ import click
 from clusterplace.bundles import RoutePlan, route_into
 from clusterplace.bundles.route_dir import object_ref
 from clusterplace.cli._common import filename_options
-from clusterplace.cli._division import division_options, route_and_divide
+from clusterplace.cli._division import clusters_option, division_options, route_and_divide
 from clusterplace.federation import Routed
 from clusterplace.outputs import format_table
 from clusterplace.outputs.dumpers import dump_json, dump_yaml_stream
@@ -23,14 +23,7 @@ FORMATS = ("table", "wide", "yaml", "json")
 
 @click.command()
 @filename_options("Manifests to route (any kinds).")
-@click.option(
-    "--clusters",
-    "cluster_files",
-    multiple=True,
-    required=True,
-    metavar="FILE|DIR",
-    help="Fleet files or directories holding the ManagedClusters.",
-)
+@clusters_option
 @click.option(
     "-o",
     "--output-dir",
