@@ -67,7 +67,7 @@ async function heatmapPage() {
   const cols = data.clusters.length, rows = data.rows.length;
   const cell = Math.max(1, Math.min(22, Math.floor(1400 / Math.max(cols, 1)), Math.floor(2000 / Math.max(rows, 1))));
   const left = cell >= 8 ? 170 : 0, top = cell >= 8 ? 110 : 0;
-  canvas.width = left + cols * cell + 2;
+  canvas.width = left + cols * cell + (left ? 90 : 2);
   canvas.height = top + rows * cell + 2;
   const ctx = canvas.getContext("2d");
   ctx.fillStyle = "#fff"; ctx.fillRect(0, 0, canvas.width, canvas.height);
