@@ -143,9 +143,10 @@ def what_if(run: IncrementalSchedule, edits: Sequence[Edit]) -> WhatIf:
         touched = (
             list(before) if full else list(dict.fromkeys(k for r in reports for k in r.rescheduled))
         )
+        now = {_key(r): r for r in run.result.placements}  # (result.get scans the list)
         diffs = []
         for key in touched:
-            after = run.result.get(*key)
+            after = now.get(key)
             old = before.get(key)
             if after is None or old is None or after is old:
                 continue
