@@ -33,7 +33,13 @@ __all__ = ["serve"]
     help="A definition module: show its plan matrix.",
 )
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
-@click.option("--port", default=8080, show_default=True, type=click.IntRange(0, 65535))
+@click.option(
+    "--port",
+    default=8080,
+    show_default=True,
+    type=click.IntRange(0, 65535),
+    help="Port to listen on.",
+)
 @now_option
 def serve(
     filenames: tuple[str, ...],
