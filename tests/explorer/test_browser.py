@@ -1,10 +1,14 @@
 """End to end in Debian's chromium (Playwright, sync API): the example fleet, a
 placement, why-not on a rejected cluster, a what-if label toggle, the heatmap.
-Screenshots go to docs/explorer/. A browser that cannot start fails the test."""
+Screenshots go to $CLUSTERPLACE_SCREENSHOTS (``docs/explorer`` refreshes the docs' own;
+default: a folder in the system's temporary folder, so a test run leaves the work tree
+alone). A browser that cannot start fails the test."""
 
 from __future__ import annotations
 
+import os
 import socket
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -19,7 +23,10 @@ from clusterplace.web import create_app
 from .conftest import example_explorer
 
 CHROMIUM = "/usr/bin/chromium"
-SHOTS = Path("docs/explorer")
+SHOTS = Path(
+    os.environ.get("CLUSTERPLACE_SCREENSHOTS")
+    or Path(tempfile.gettempdir(), "clusterplace-screenshots")
+)
 
 
 @pytest.fixture(scope="module")
