@@ -89,6 +89,13 @@ class IncrementalSchedule:
         """The current result: what ``schedule(self.fleet, self.now)`` gives."""
         return self._result
 
+    def step_of(self, key: Key) -> int | None:
+        """The position of placement ``key`` (namespace, name) in ``result.placements``.
+
+        Kept by the full run (incremental changes never reorder the run), so callers
+        need not key 5,000 results by name to find the few a change touched."""
+        return self._step_of.get(key)
+
     # -- changes --------------------------------------------------------------------
 
     def apply(self, obj: KubeObject) -> ChangeReport:
@@ -129,6 +136,7 @@ class IncrementalSchedule:
             (self.fleet.decisions[k] for k in sorted(self.fleet.decisions)), snapshot.index
         )
         self._keys = [(r.placement.namespace, r.placement.name) for r in result.placements]
+        self._step_of = {key: j for j, key in enumerate(self._keys)}
         old, old_outside = [], []
         for key in self._keys:
             positions, outside = self._positions(inputs.owned(*key))
