@@ -21,7 +21,7 @@ from clusterplace.controller.enqueue import is_placement_input, placements_to_sy
 from clusterplace.controller.queue import WorkQueue
 from clusterplace.controller.sink import HubWriteError, Sink
 from clusterplace.controller.state import HubState
-from clusterplace.controller.sync import SyncPlan, Write, plan_sync
+from clusterplace.controller.sync import SyncPlan, Write, plan_sync, score_expiry
 from clusterplace.scheduling.events import Event
 
 __all__ = ["Reconciler", "SyncStats"]
@@ -108,9 +108,11 @@ class Reconciler:
         now = now or self.now()
         if self.skip_unchanged and (fresh := self.state.fresh(key, now)) is not None:
             self.stats.unchanged += 1
-            if fresh.until is not None:  # (its requeue stands; this keeps it if the clock
-                # went back meanwhile)
-                self.queue.add_after(key, (fresh.until - now).total_seconds())
+            # The requeue the sync would have asked for (a recorded placement's only one:
+            # the next expiry of a score it ranks by).
+            requeue = score_expiry(self.state, fresh.placement, now)
+            if requeue is not None:
+                self.queue.add_after(key, requeue.total_seconds())
             self.queue.forget(key)
             return SyncPlan(key, skipped=UNCHANGED)
         with collector_paused():

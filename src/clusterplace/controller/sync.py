@@ -30,7 +30,7 @@ from clusterplace.scheduling.framework import Code
 from clusterplace.scheduling.results import PlacementResult
 from clusterplace.scheduling.scheduler import schedule_one
 
-__all__ = ["SyncPlan", "Write", "plan_sync"]
+__all__ = ["SyncPlan", "Write", "plan_sync", "score_expiry"]
 
 _JUST_AFTER = timedelta(milliseconds=1)
 
@@ -88,7 +88,7 @@ def plan_sync(state: HubState, key: Key, now: datetime) -> SyncPlan:
     misconfigured = _misconfigured_event(placement, result)
     if misconfigured is not None:
         plan.events.append(misconfigured)
-    plan.requeue_after = _earliest(result.requeue_after, _score_expiry(state, placement, now))
+    plan.requeue_after = _earliest(result.requeue_after, score_expiry(state, placement, now))
     # Upstream returns a non-Success status as an error (backoff and retry). A Warning is
     # reported, not retried: retrying cannot change it (docs/controller.md).
     plan.retry = result.status.code in (Code.ERROR, Code.MISCONFIGURED)
@@ -158,7 +158,7 @@ def _condition(placement: Placement, kind: str) -> tuple[str, str] | None:
     return None
 
 
-def _score_expiry(state: HubState, placement: Placement, now: datetime) -> timedelta | None:
+def score_expiry(state: HubState, placement: Placement, now: datetime) -> timedelta | None:
     """Time until the next add-on score the placement ranks by expires: then its result
     changes (a Warning), which upstream sees only at the next unrelated trigger."""
     resources = addon_resources(placement)
