@@ -13,6 +13,7 @@ import time
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Protocol
 
 from clusterplace.api import KubeObject
 from clusterplace.collector import collector_paused
@@ -24,7 +25,7 @@ from clusterplace.controller.state import HubState
 from clusterplace.controller.sync import SyncPlan, Write, plan_sync
 from clusterplace.scheduling.events import Event
 
-__all__ = ["Reconciler", "SyncStats"]
+__all__ = ["Reconciler", "SyncObserver", "SyncStats"]
 
 DEFAULT_RESYNC = 600.0  # seconds: upstream's informer resync period
 
@@ -37,6 +38,16 @@ class SyncStats:
     writes: int = 0
     events: int = 0
     errors: int = 0
+
+
+class SyncObserver(Protocol):
+    """Durations of each sync's two halves, as upstream's scheduling metrics split them."""
+
+    def scheduled(self, seconds: float) -> None:
+        """Scheduling and planning the writes (upstream's scheduling duration)."""
+
+    def bound(self, seconds: float) -> None:
+        """The writes (upstream's bind duration: decisions and the status patch)."""
 
 
 class Reconciler:
@@ -63,6 +74,7 @@ class Reconciler:
         self.log = log
         self.stats = SyncStats()
         self._wake = asyncio.Event()
+        self.observer: SyncObserver | None = None
 
     # -- input -------------------------------------------------------------------------
 
@@ -99,8 +111,12 @@ class Reconciler:
     async def sync(self, key: Key, now: datetime | None = None) -> SyncPlan:
         """Sync one placement at ``now`` (default: the clock's time): plan, write,
         emit, and requeue as the plan says."""
+        started = time.perf_counter()
         with collector_paused():
             plan = plan_sync(self.state, key, now or self.now())
+        planned = time.perf_counter()
+        if self.observer is not None:
+            self.observer.scheduled(planned - started)
         self.stats.syncs += 1
         try:
             if plan.skipped is not None and self.state.placement(key) is None:
@@ -121,6 +137,9 @@ class Reconciler:
                 self.queue.add_rate_limited(key)
             else:
                 self.queue.forget(key)
+        finally:
+            if self.observer is not None and (plan.writes or plan.status is not None):
+                self.observer.bound(time.perf_counter() - planned)
         return plan
 
     async def _apply(self, plan: SyncPlan) -> None:
