@@ -17,10 +17,13 @@ API server does them *as far as the controller relies on them*:
 - a watch from a resourceVersion replays later events, then streams live ones; after
   :meth:`HubEmulator.compact`, a watch from an older version gets an ERROR 410 event;
 - JSON merge patch (RFC 7386), PUT (replace), DELETE;
-- :meth:`HubEmulator.forbid` answers 403 for one verb on one resource, as RBAC would.
+- :meth:`HubEmulator.forbid` answers 403 for one verb on one resource, as RBAC would;
+  :meth:`HubEmulator.fail_next` answers the next such requests with an error (a
+  scripted answer does not touch the store; kmock's own reactions, e.g.
+  ``emulator["patch", ...][:1] << 409``, count the requests made before they were
+  added, so a one-shot error in the middle of a run is scripted here).
 
-Errors are scripted with kmock's reactions, which come before the store (a scripted
-answer does not touch the store). It is still an emulator, not an API server: no
+It is still an emulator, not an API server: no
 admission, defaulting, schema validation, garbage collection by ownerReference, RBAC
 beyond :meth:`forbid`, authentication, label selectors, paging, bookmarks, server-side
 apply or watch-cache semantics. docs/controller.md lists what that leaves unverified.
@@ -85,6 +88,7 @@ class HubEmulator(kmock.KubernetesScaffold):
     _log: list[tuple[int, str, str, dict[str, Any]]] = attrs.field(factory=list, init=False)
     _watchers: list[tuple[str, str, asyncio.Queue[Any]]] = attrs.field(factory=list, init=False)
     _forbidden: set[tuple[str, str]] = attrs.field(factory=set, init=False)
+    _failures: list[tuple[str, str, int]] = attrs.field(factory=list, init=False)
     _rv: itertools.count[int] = attrs.field(factory=lambda: itertools.count(1), init=False)
     _last: int = attrs.field(default=0, init=False)
     _floor: int = attrs.field(default=0, init=False)  # watches from before this get 410
@@ -128,6 +132,12 @@ class HubEmulator(kmock.KubernetesScaffold):
         plural = str(request.resource.plural) if request.resource else ""
         sub = request.subresource
         self._refuse(request, verb, f"{plural}/{sub}" if sub else plural)
+        for failure in self._failures:
+            if failure[:2] == (verb, f"{plural}/{sub}" if sub else plural):
+                self._failures.remove(failure)
+                raise KubernetesError(
+                    status=failure[2], reason="Scripted", message="a scripted failure", details={}
+                )
         data = request.data if isinstance(request.data, dict) else {}
         if verb == "watch":
             return self._watch(request)
@@ -176,7 +186,9 @@ class HubEmulator(kmock.KubernetesScaffold):
         key = self._key(request, meta.get("name"))
         if key in self._store:
             raise KubernetesError(
-                status=409, reason="AlreadyExists", message=f'"{key[3]}" already exists',
+                status=409,
+                reason="AlreadyExists",
+                message=f'"{key[3]}" already exists',
                 details={},
             )
         obj = {k: copy.deepcopy(v) for k, v in body.items() if k != "status" or key[1] == "events"}
@@ -216,9 +228,10 @@ class HubEmulator(kmock.KubernetesScaffold):
                 updated["status"] = merge(current.get("status"), body["status"])
         elif replace:
             updated = {k: copy.deepcopy(v) for k, v in body.items() if k != "status"}
-            updated["metadata"] = {**current["metadata"], **{
-                k: v for k, v in meta.items() if k in ("labels", "annotations")
-            }}
+            updated["metadata"] = {
+                **current["metadata"],
+                **{k: v for k, v in meta.items() if k in ("labels", "annotations")},
+            }
             if "status" in current:
                 updated["status"] = current["status"]
         else:
@@ -242,7 +255,7 @@ class HubEmulator(kmock.KubernetesScaffold):
         return {"kind": "Status", "apiVersion": "v1", "status": "Success"}
 
     async def _watch(self, request: kmock.Request) -> AsyncIterator[Any]:
-        gv, plural, namespace, _ = self._key(request)
+        gv, plural, _, _ = self._key(request)
         since = request.params.get("resourceVersion") or ""
         yield b""  # start the response before the first event
         if since and since != "0" and int(since) < self._floor:
@@ -292,6 +305,10 @@ class HubEmulator(kmock.KubernetesScaffold):
         """Answer 403 to ``verb`` on ``plural`` (e.g. ``placements/status``) from now on."""
         self._call(lambda: self._forbidden.add((verb, plural)))
 
+    def fail_next(self, verb: str, plural: str, status: int, times: int = 1) -> None:
+        """Answer the next ``times`` requests ``verb`` on ``plural`` with ``status``."""
+        self._call(lambda: self._failures.extend([(verb, plural, status)] * times))
+
     def compact(self, *, end_watches: bool = True) -> None:
         """Forget the event history (a watch from an older version gets 410), and end
         the open watches, as an API server restart would, so that clients re-watch."""
@@ -305,8 +322,9 @@ class HubEmulator(kmock.KubernetesScaffold):
 
         self._call(run)
 
-    def set_silently(self, gv: str, plural: str, namespace: str | None, name: str,
-                     patch: dict[str, Any]) -> None:
+    def set_silently(
+        self, gv: str, plural: str, namespace: str | None, name: str, patch: dict[str, Any]
+    ) -> None:
         """Change a stored object without a watch event (one lost to compaction)."""
 
         def run() -> None:
@@ -332,16 +350,10 @@ class HubEmulator(kmock.KubernetesScaffold):
         """(verb, path, body text) of every request so far."""
 
         def run() -> list[tuple[str, str, str]]:
-            return [
-                (str(r.method.value), str(r.url.path), r.text) for r in list(self._requests)
-            ]
+            return [(str(r.method.value), str(r.url.path), r.text) for r in list(self._requests)]
 
         result: list[tuple[str, str, str]] = self._call(run)
         return result
-
-    def script(self, fn: Callable[[HubEmulator], None]) -> None:
-        """Add kmock reactions on the emulator's loop."""
-        self._call(lambda: fn(self))
 
 
 def serve() -> Iterator[tuple[HubEmulator, str]]:

@@ -118,7 +118,7 @@ _KUBE_ONLY = (
 @click.option(
     "--leader-election-lease-duration",
     "lease_duration",
-    type=click.FloatRange(min=1),
+    type=click.IntRange(min=1),
     default=137,
     show_default=True,
     metavar="SECONDS",
@@ -127,7 +127,7 @@ _KUBE_ONLY = (
 @click.option(
     "--leader-election-renew-deadline",
     "renew_deadline",
-    type=click.FloatRange(min=1),
+    type=click.IntRange(min=1),
     default=107,
     show_default=True,
     metavar="SECONDS",
@@ -136,7 +136,7 @@ _KUBE_ONLY = (
 @click.option(
     "--leader-election-retry-period",
     "retry_period",
-    type=click.FloatRange(min=1),
+    type=click.IntRange(min=1),
     default=26,
     show_default=True,
     metavar="SECONDS",
@@ -162,9 +162,9 @@ def controller(
     in_cluster: bool,
     namespace: str | None,
     listen: tuple[str, int],
-    lease_duration: float,
-    renew_deadline: float,
-    retry_period: float,
+    lease_duration: int,
+    renew_deadline: int,
+    retry_period: int,
     disable_leader_election: bool,
 ) -> None:
     """Keep PlacementDecisions and Placement status current as the hub changes.
@@ -251,7 +251,7 @@ def _run_kubernetes(
     context: str | None,
     namespace: str | None,
     listen: tuple[str, int],
-    times: tuple[float, float, float],
+    times: tuple[int, int, int],
     leader_election: bool,
     resync: float,
 ) -> None:

@@ -34,9 +34,10 @@ LEASE_NAME = "placement-lock"
 
 @dataclass(frozen=True)
 class ElectionTimes:
-    lease: float = 137.0
-    renew_deadline: float = 107.0
-    retry: float = 26.0
+    # Whole seconds: the Lease stores leaseDurationSeconds as an integer.
+    lease: int = 137
+    renew_deadline: int = 107
+    retry: int = 26
 
     def problem(self) -> str | None:
         """Why the library would refuse these times (it checks the same)."""
