@@ -119,6 +119,6 @@ def rbac_rule(resource: Resource, verb: str) -> str:
     entry = permission(resource, verb)
     where = "ClusterRole" if entry.scope == "cluster" else "Role in the controller's namespace"
     return (
-        f"{{apiGroups: [{resource.group!r}], resources: [{resource.plural}], verbs: [{verb}]}} "
+        f'{{apiGroups: ["{resource.group}"], resources: [{resource.plural}], verbs: [{verb}]}} '
         f"in the {where}"
-    ).replace("'", '"')
+    )
