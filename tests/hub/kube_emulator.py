@@ -182,8 +182,11 @@ class HubEmulator(kmock.KubernetesScaffold):
                 queue.put_nowait(event)
 
     def _create(self, request: kmock.Request, body: dict[str, Any]) -> dict[str, Any]:
+        meta = body.get("metadata") or {}
+        return self._insert(self._key(request, meta.get("name")), body)
+
+    def _insert(self, key: ObjKey, body: dict[str, Any]) -> dict[str, Any]:
         meta = dict(body.get("metadata") or {})
-        key = self._key(request, meta.get("name"))
         if key in self._store:
             raise KubernetesError(
                 status=409,
@@ -304,6 +307,21 @@ class HubEmulator(kmock.KubernetesScaffold):
     def forbid(self, verb: str, plural: str) -> None:
         """Answer 403 to ``verb`` on ``plural`` (e.g. ``placements/status``) from now on."""
         self._call(lambda: self._forbidden.add((verb, plural)))
+
+    def load(self, objects: list[tuple[str, str, dict[str, Any]]]) -> None:
+        """Create objects as POSTs would, without HTTP (for large fleets): each is
+        ``(group/version, plural, body)``; the status in a body is kept (as if written
+        through /status afterwards)."""
+
+        def run() -> None:
+            for gv, plural, body in objects:
+                meta = body.get("metadata") or {}
+                key = (gv, plural, meta.get("namespace"), meta["name"])
+                self._insert(key, body)
+                if "status" in body:
+                    self._store[key]["status"] = copy.deepcopy(body["status"])
+
+        self._call(run)
 
     def fail_next(self, verb: str, plural: str, status: int, times: int = 1) -> None:
         """Answer the next ``times`` requests ``verb`` on ``plural`` with ``status``."""
