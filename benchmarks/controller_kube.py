@@ -72,7 +72,7 @@ async def _measure(url: str, size: dict[str, int], what: str) -> tuple[float, fl
 
     configuration = client.Configuration()
     configuration.host = url
-    api_client = client.ApiClient(configuration)
+    api_client: Any = client.ApiClient(configuration)
     api = HubApi(api_client)
     own = OwnWrites()
     sink = _TimedSink(api, own, lambda _: None)
@@ -116,7 +116,7 @@ async def _measure(url: str, size: dict[str, int], what: str) -> tuple[float, fl
             result = (seconds, size["changes"])
             print(f"  throughput: {sink.requests - before} writes, largest queue depth {depth}")
         else:
-            latencies = []
+            latencies: list[float] = []
             while len(latencies) < size["changes"]:
                 before = sink.requests
                 sent = time.perf_counter()

@@ -36,7 +36,7 @@ import copy
 import itertools
 import threading
 import uuid
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Generator
 from datetime import UTC, datetime
 from typing import Any
 
@@ -374,7 +374,7 @@ class HubEmulator(kmock.KubernetesScaffold):
         return result
 
 
-def serve() -> Iterator[tuple[HubEmulator, str]]:
+def serve() -> Generator[tuple[HubEmulator, str], None, None]:
     """Run an emulator in a thread; yields it and its URL."""
     ready: list[tuple[HubEmulator, str]] = []
     started = threading.Event()
