@@ -220,22 +220,22 @@ class HubSource:
         """Changes as the watches report them, a batch being whatever arrived together,
         until ``stop``; a watch that fails for good (403) raises here."""
         tasks = [asyncio.create_task(i.run(), name=f"watch {i.resource}") for i in self.informers]
+        getter: asyncio.Task[list[ObjectChange]] | None = None
         try:
             while not stop.is_set():
                 getter = asyncio.create_task(self._changes.get())
                 done, _ = await asyncio.wait([getter, *tasks], return_when=asyncio.FIRST_COMPLETED)
                 for task in tasks:
                     if task in done:
-                        getter.cancel()
                         task.result()  # raises the watch's error
-                if getter not in done:
-                    getter.cancel()
-                    continue
+                        raise RuntimeError(f"{task.get_name()} stopped")  # never returns
                 batch = list(getter.result())
                 while not self._changes.empty():
                     batch.extend(self._changes.get_nowait())
                 yield batch
         finally:
+            if getter is not None:
+                getter.cancel()
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
