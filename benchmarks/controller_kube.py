@@ -117,14 +117,25 @@ async def _measure(url: str, size: dict[str, int], what: str) -> tuple[float, fl
             print(f"  throughput: {sink.requests - before} writes, largest queue depth {depth}")
         else:
             latencies: list[float] = []
+            slowest = (0.0, 0, 0)  # (seconds, syncs, writes)
             while len(latencies) < size["changes"]:
                 before = sink.requests
+                syncs = reconciler.stats.syncs
                 sent = time.perf_counter()
                 await change(session)
                 await _quiet(sink, reconciler)
                 if sink.requests > before:
                     latencies.append(sink.last - sent)
+                    cost = (latencies[-1], reconciler.stats.syncs - syncs, sink.requests - before)
+                    slowest = max(slowest, cost)
+            print(f"  slowest change: {slowest[0]:.3f} s, {slowest[1]} syncs, {slowest[2]} writes")
             latencies.sort()
+            p99 = latencies[min(len(latencies) - 1, round(0.99 * (len(latencies) - 1)))]
+            p50 = statistics.median(latencies)
+            print(
+                f"  latency over {len(latencies)} changes: p50 {p50:.3f} s, "
+                f"p99 {p99:.3f} s, max {latencies[-1]:.3f} s"
+            )
             if what == "p50":
                 result = (statistics.median(latencies), 1)
             else:
