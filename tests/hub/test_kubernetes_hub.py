@@ -286,8 +286,9 @@ def test_leader_handover_after_kill_9(kubehub: KubeHub) -> None:
         second.wait("watching", timeout=20)
         took = time.monotonic() - killed
         # The lease (3 s) from the last renewal, at most one retry period (1 s) later,
-        # plus the process' own start of listing: well under 8 s.
-        assert took < 8, took
+        # plus listing and the first sync: about 4-5 s; 10 s leaves room for a busy
+        # machine and still fails a takeover that waited for upstream's 137 s.
+        assert took < 10, took
         kubehub.patch("ManagedCluster", "c1", {"metadata": {"labels": PROD}})
         wait_for(lambda: kubehub.decisions() == {"p-decision-1": ["c0", "c1"]})
         lease = kubehub.emulator.objects("leases")[("hub", "placement-lock")]

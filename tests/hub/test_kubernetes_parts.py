@@ -12,7 +12,7 @@ from clusterplace.hub.kubernetes.resources import (
     LEASES,
     PERMISSIONS,
     PLACEMENTS_STATUS,
-    Resource,
+    ApiResource,
     permission,
     rbac_rule,
 )
@@ -41,7 +41,7 @@ def test_every_request_is_declared_and_refusals_name_the_rule() -> None:
     )
     resources = [p.resource for p in PERMISSIONS]
     assert len(resources) == len(set(resources))  # one entry per resource
-    assert str(Resource("g.io", "v1", "things/status", "Thing", True)) == "things/status.g.io"
+    assert str(ApiResource("g.io", "v1", "things/status", "Thing", True)) == "things/status.g.io"
 
 
 def test_buckets_are_upstreams() -> None:

@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator, Awaitable
 from typing import Any
 
 from clusterplace.errors import ClusterplaceError
-from clusterplace.hub.kubernetes.resources import Resource, permission, rbac_rule
+from clusterplace.hub.kubernetes.resources import ApiResource, permission, rbac_rule
 from clusterplace.labels.validation import path_segment_errors
 
 __all__ = ["MERGE_PATCH", "ApiError", "Forbidden", "Gone", "HubApi"]
@@ -32,7 +32,7 @@ class Forbidden(ApiError):
     """403: the controller's service account lacks a permission. Not retried: it will
     not fix itself, and saying so at once is kinder than a backoff loop."""
 
-    def __init__(self, verb: str, what: str, resource: Resource, reason: str) -> None:
+    def __init__(self, verb: str, what: str, resource: ApiResource, reason: str) -> None:
         super().__init__(verb, what, 403, reason)
         self.resource = resource
         self.args = (
@@ -45,7 +45,7 @@ class Gone(ApiError):
     """410: the resourceVersion a watch resumes from is too old; relist."""
 
 
-def _where(resource: Resource, namespace: str | None, name: str | None) -> str:
+def _where(resource: ApiResource, namespace: str | None, name: str | None) -> str:
     parts = [str(resource)]
     if name is not None:
         parts.append(f"{namespace}/{name}" if namespace else name)
@@ -76,7 +76,7 @@ def _check_segments(*parts: str | None) -> None:
 
 
 class HubApi:
-    """Requests on :class:`Resource` s, through ``kubernetes.aio`` 's CustomObjectsApi
+    """Requests on :class:`ApiResource` s, through ``kubernetes.aio`` 's CustomObjectsApi
     (every resource here is served under ``/apis``)."""
 
     def __init__(self, api_client: Any) -> None:
@@ -89,7 +89,7 @@ class HubApi:
     async def _call(
         self,
         verb: str,
-        resource: Resource,
+        resource: ApiResource,
         namespace: str | None,
         name: str | None,
         request: Awaitable[Any],
@@ -108,7 +108,7 @@ class HubApi:
                 raise ApiError(verb, where, 0, f"cannot reach the API server: {err}") from None
             raise
 
-    def error(self, verb: str, resource: Resource, where: str, err: Any) -> ApiError:
+    def error(self, verb: str, resource: ApiResource, where: str, err: Any) -> ApiError:
         status = int(getattr(err, "status", 0) or 0)
         reason = _reason(err)
         if status == 403:
@@ -119,7 +119,7 @@ class HubApi:
 
     # -- reads -------------------------------------------------------------------------
 
-    async def list(self, resource: Resource) -> dict[str, Any]:
+    async def list(self, resource: ApiResource) -> dict[str, Any]:
         """Every object of ``resource`` in every namespace (one page: the controller
         needs them all, as upstream's informers list them)."""
         request = self.custom.list_cluster_custom_object(
@@ -129,7 +129,7 @@ class HubApi:
         return result
 
     async def watch(
-        self, resource: Resource, resource_version: str
+        self, resource: ApiResource, resource_version: str
     ) -> AsyncIterator[dict[str, Any]]:
         """Watch events from ``resource_version`` until the server ends the stream
         (``WATCH_TIMEOUT_S``); raises :class:`Gone` on 410. Yields the raw events
@@ -168,7 +168,7 @@ class HubApi:
         finally:
             await stream.close()  # type: ignore[no-untyped-call]
 
-    async def get(self, resource: Resource, namespace: str, name: str) -> dict[str, Any]:
+    async def get(self, resource: ApiResource, namespace: str, name: str) -> dict[str, Any]:
         request = self.custom.get_namespaced_custom_object(
             resource.group, resource.version, namespace, resource.plural, name
         )
@@ -177,7 +177,7 @@ class HubApi:
 
     # -- writes ------------------------------------------------------------------------
 
-    async def create(self, resource: Resource, namespace: str, body: dict[str, Any]) -> Any:
+    async def create(self, resource: ApiResource, namespace: str, body: dict[str, Any]) -> Any:
         request = self.custom.create_namespaced_custom_object(
             resource.group, resource.version, namespace, resource.plural, body
         )
@@ -185,7 +185,7 @@ class HubApi:
         return await self._call("create", resource, namespace, name, request)
 
     async def patch(
-        self, resource: Resource, namespace: str, name: str, body: dict[str, Any]
+        self, resource: ApiResource, namespace: str, name: str, body: dict[str, Any]
     ) -> dict[str, Any]:
         """A JSON merge patch (RFC 7386), on the status subresource for
         ``placements/status`` -like resources."""
@@ -212,7 +212,7 @@ class HubApi:
         result: dict[str, Any] = await self._call("patch", resource, namespace, name, request)
         return result
 
-    async def delete(self, resource: Resource, namespace: str, name: str) -> None:
+    async def delete(self, resource: ApiResource, namespace: str, name: str) -> None:
         request = self.custom.delete_namespaced_custom_object(
             resource.group, resource.version, namespace, resource.plural, name
         )

@@ -21,15 +21,15 @@ __all__ = [
     "PLACEMENTS_STATUS",
     "SET_BINDINGS",
     "WATCHED",
+    "ApiResource",
     "Permission",
-    "Resource",
 ]
 
 OCM = "cluster.open-cluster-management.io"
 
 
 @dataclass(frozen=True)
-class Resource:
+class ApiResource:
     """A resource (or subresource) of the API, as a URL and an RBAC rule name it."""
 
     group: str
@@ -51,19 +51,21 @@ class Resource:
         return f"{self.plural}.{self.group}" if self.group else self.plural
 
 
-CLUSTERS = Resource(OCM, "v1", "managedclusters", "ManagedCluster", False)
-CLUSTER_SETS = Resource(OCM, "v1beta2", "managedclustersets", "ManagedClusterSet", False)
-SET_BINDINGS = Resource(
+CLUSTERS = ApiResource(OCM, "v1", "managedclusters", "ManagedCluster", False)
+CLUSTER_SETS = ApiResource(OCM, "v1beta2", "managedclustersets", "ManagedClusterSet", False)
+SET_BINDINGS = ApiResource(
     OCM, "v1beta2", "managedclustersetbindings", "ManagedClusterSetBinding", True
 )
-PLACEMENTS = Resource(OCM, "v1beta1", "placements", "Placement", True)
-DECISIONS = Resource(OCM, "v1beta1", "placementdecisions", "PlacementDecision", True)
-ADDON_SCORES = Resource(OCM, "v1alpha1", "addonplacementscores", "AddOnPlacementScore", True)
-PLACEMENTS_STATUS = Resource(OCM, "v1beta1", "placements/status", "Placement", True)
-PLACEMENTS_FINALIZERS = Resource(OCM, "v1beta1", "placements/finalizers", "Placement", True)
-DECISIONS_STATUS = Resource(OCM, "v1beta1", "placementdecisions/status", "PlacementDecision", True)
-EVENTS = Resource("events.k8s.io", "v1", "events", "Event", True)
-LEASES = Resource("coordination.k8s.io", "v1", "leases", "Lease", True)
+PLACEMENTS = ApiResource(OCM, "v1beta1", "placements", "Placement", True)
+DECISIONS = ApiResource(OCM, "v1beta1", "placementdecisions", "PlacementDecision", True)
+ADDON_SCORES = ApiResource(OCM, "v1alpha1", "addonplacementscores", "AddOnPlacementScore", True)
+PLACEMENTS_STATUS = ApiResource(OCM, "v1beta1", "placements/status", "Placement", True)
+PLACEMENTS_FINALIZERS = ApiResource(OCM, "v1beta1", "placements/finalizers", "Placement", True)
+DECISIONS_STATUS = ApiResource(
+    OCM, "v1beta1", "placementdecisions/status", "PlacementDecision", True
+)
+EVENTS = ApiResource("events.k8s.io", "v1", "events", "Event", True)
+LEASES = ApiResource("coordination.k8s.io", "v1", "leases", "Lease", True)
 
 # What is watched, in the order it is listed at start (upstream's informers, manager.go).
 WATCHED = (CLUSTERS, CLUSTER_SETS, SET_BINDINGS, PLACEMENTS, DECISIONS, ADDON_SCORES)
@@ -74,7 +76,7 @@ class Permission:
     """Verbs the controller uses on a resource; ``scope`` says which RBAC object grants
     them: the ClusterRole (any namespace) or the Role in the controller's namespace."""
 
-    resource: Resource
+    resource: ApiResource
     verbs: tuple[str, ...]
     scope: Literal["cluster", "namespace"]
     why: str
@@ -105,7 +107,7 @@ PERMISSIONS = (
 )
 
 
-def permission(resource: Resource, verb: str) -> Permission:
+def permission(resource: ApiResource, verb: str) -> Permission:
     """The table's entry granting ``verb`` on ``resource``; a request the table does not
     declare is a programming error (deploy/ would not grant it)."""
     for entry in PERMISSIONS:
@@ -114,7 +116,7 @@ def permission(resource: Resource, verb: str) -> Permission:
     raise AssertionError(f"{verb} {resource} is not declared in PERMISSIONS")
 
 
-def rbac_rule(resource: Resource, verb: str) -> str:
+def rbac_rule(resource: ApiResource, verb: str) -> str:
     """The RBAC rule that grants ``verb`` on ``resource``, as a YAML flow mapping."""
     entry = permission(resource, verb)
     where = "ClusterRole" if entry.scope == "cluster" else "Role in the controller's namespace"

@@ -35,7 +35,7 @@ from clusterplace.hub.kubernetes.resources import (
     EVENTS,
     PLACEMENTS,
     PLACEMENTS_STATUS,
-    Resource,
+    ApiResource,
 )
 from clusterplace.hub.kubernetes.source import OwnWrites, decode_object
 from clusterplace.scheduling.events import Event
@@ -262,7 +262,7 @@ class KubernetesSink:
             meta["resourceVersion"] = obj.metadata.resource_version
         return meta
 
-    def _decoded(self, raw: Any, resource: Resource) -> KubeObject:
+    def _decoded(self, raw: Any, resource: ApiResource) -> KubeObject:
         if not isinstance(raw, dict):
             raise ApiError("read", str(resource), 0, "the server answered without an object")
         raw.setdefault("apiVersion", resource.api_version)

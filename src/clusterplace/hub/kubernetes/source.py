@@ -27,7 +27,7 @@ from clusterplace.codecs.loader import Document
 from clusterplace.codecs.sources import Source
 from clusterplace.controller import ObjectChange
 from clusterplace.hub.kubernetes.api import ApiError, Forbidden, Gone, HubApi
-from clusterplace.hub.kubernetes.resources import WATCHED, Resource
+from clusterplace.hub.kubernetes.resources import WATCHED, ApiResource
 
 __all__ = ["HubSource", "Informer", "OwnWrites", "decode_object"]
 
@@ -90,7 +90,7 @@ class Informer:
     def __init__(
         self,
         api: HubApi,
-        resource: Resource,
+        resource: ApiResource,
         emit: Callable[[list[ObjectChange]], None],
         own: OwnWrites,
         report: Callable[[str], None],
