@@ -10,6 +10,7 @@ is not a separate subresource, PUT is not served (Lease updates fail), and injec
 errors still change the stored object. This store does those things, the way a real
 API server does them *as far as the controller relies on them*:
 
+- a create answers 201 (the official client reads no body from kmock's 200);
 - every write gets a new resourceVersion (one counter, as etcd's revision), a uid and a
   creationTimestamp at create; lists carry the collection's resourceVersion;
 - a patch or PUT whose body carries a stale ``metadata.resourceVersion`` (or another
@@ -109,7 +110,8 @@ class HubEmulator(kmock.KubernetesScaffold):
         except KubernetesError as err:
             return await self._render_error(err)
         if isinstance(payload, dict):
-            return aiohttp.web.json_response(payload)
+            created = _verb(request) == "create"  # 201, as a real server answers a create
+            return aiohttp.web.json_response(payload, status=201 if created else 200)
         raw = request._raw_request
         assert raw is not None
         response = aiohttp.web.StreamResponse()
@@ -357,6 +359,20 @@ class HubEmulator(kmock.KubernetesScaffold):
             if end_watches:
                 for _, _, queue in self._watchers:
                     queue.put_nowait(None)
+
+        self._call(run)
+
+    def watches(self) -> int:
+        """How many watches are open."""
+        result: int = self._call(lambda: len(self._watchers))
+        return result
+
+    def end_watches(self) -> None:
+        """End the open watches (history kept): clients re-watch from their version."""
+
+        def run() -> None:
+            for _, _, queue in self._watchers:
+                queue.put_nowait(None)
 
         self._call(run)
 

@@ -122,6 +122,7 @@ def test_relist_after_410_picks_up_a_change_the_watch_missed(kubehub: KubeHub) -
         assert kubehub.decisions() == {"p-decision-1": ["c0"]}
         # A change with no watch event (lost to compaction), then history compacted and
         # the watches ended: only a relist can see it.
+        wait_for(lambda: kubehub.emulator.watches() == 6, what="six watches")
         kubehub.emulator.set_silently(
             f"{OCM}/v1", "managedclusters", None, "c1", {"metadata": {"labels": PROD}}
         )
@@ -132,6 +133,46 @@ def test_relist_after_410_picks_up_a_change_the_watch_missed(kubehub: KubeHub) -
         assert status == 200
         relists = [line for line in metrics.splitlines() if line.startswith("clusterplace_relists")]
         assert relists and float(relists[0].split()[-1]) >= 1
+    finally:
+        assert controller.stop() == 0
+
+
+def test_an_ended_watch_resumes_from_its_version_without_a_relist(kubehub: KubeHub) -> None:
+    kubehub.fleet({"c0": PROD, "c1": DEV})
+    kubehub.placement("p", ONLY_PROD)
+    controller = _start(kubehub)
+    try:
+        wait_for(lambda: kubehub.emulator.watches() == 6, what="six watches")
+        kubehub.emulator.end_watches()
+        kubehub.patch("ManagedCluster", "c1", {"metadata": {"labels": PROD}})
+        wait_for(lambda: kubehub.decisions() == {"p-decision-1": ["c0", "c1"]})
+        assert "relisting" not in controller.text()
+        watches = [
+            path
+            for method, path, _ in kubehub.emulator.request_log()
+            if method == "GET" and path.endswith("/managedclusters")
+        ]
+        assert len(watches) >= 3, kubehub.emulator.request_log()  # list, watch, resumed watch
+        assert "clusterplace_relists_total 0.0" in controller.get("/metrics")[1]
+    finally:
+        assert controller.stop() == 0
+
+
+def test_api_errors_back_off_and_retry(kubehub: KubeHub) -> None:
+    kubehub.fleet({"c0": PROD, "c1": DEV})
+    kubehub.placement("p", ONLY_PROD)
+    kubehub.emulator.fail_next("list", "managedclusters", 500, times=2)
+    controller = _start(kubehub)
+    try:
+        assert controller.text().count("; retrying in") == 2
+        assert kubehub.decisions() == {"p-decision-1": ["c0"]}
+        # A failed write: the sync is retried with backoff, and then done.
+        kubehub.emulator.fail_next("patch", "placementdecisions/status", 500)
+        kubehub.patch("ManagedCluster", "c1", {"metadata": {"labels": PROD}})
+        wait_for(lambda: kubehub.decisions() == {"p-decision-1": ["c0", "c1"]})
+        assert "sync ns/p: patch placementdecisions/status" in controller.text()
+        assert "retrying" in controller.text()
+        assert "Traceback" not in controller.text()
     finally:
         assert controller.stop() == 0
 
