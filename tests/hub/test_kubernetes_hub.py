@@ -101,6 +101,20 @@ def test_create_update_delete_write_decisions_status_and_events(kubehub: KubeHub
     assert "Traceback" not in controller.text()
 
 
+def test_echoes_of_own_writes_cause_no_sync(kubehub: KubeHub) -> None:
+    """The watch delivers every write the controller made (the create, the status patch
+    after it, the Placement status): each is recognised, none is synced again."""
+    kubehub.fleet({"c0": PROD, "c1": DEV})
+    kubehub.placement("p", ONLY_PROD)
+    kubehub.placement("q")
+    controller = _start(kubehub)
+    wait_for(lambda: kubehub.emulator.watches() == 6, what="six watches")
+    time.sleep(1.0)
+    assert controller.stop() == 0
+    after = controller.text().split("watching", 1)[1]
+    assert "synced" not in after, controller.text()
+
+
 def test_restart_on_a_converged_hub_writes_nothing(kubehub: KubeHub) -> None:
     kubehub.fleet({"c0": PROD, "c1": DEV})
     kubehub.placement("p", ONLY_PROD)

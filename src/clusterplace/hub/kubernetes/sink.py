@@ -278,18 +278,28 @@ class KubernetesSink:
         """What the controller now believes: the object as it held it with the fields
         it wrote, at the server's new resourceVersion. Not the server's answer as is:
         were the object also changed by someone else meanwhile, the watch's event then
-        differs from this and triggers a sync, as it must."""
+        differs from this and triggers a sync, as it must. Built through its JSON form,
+        as the watch's event is, so that the echo compares equal (times, for one, are
+        stored to the second)."""
         version = (
             (raw.get("metadata") or {}).get("resourceVersion") if isinstance(raw, dict) else None
         )
         self.own.wrote(before.kind, before.metadata.namespace, before.name, version)
-        meta = before.metadata
-        update: dict[str, Any] = {}
+        body = before.to_dict()
+        meta = body["metadata"]
         if "labels" in fields:
-            update["labels"] = fields.pop("labels")
+            meta.pop("labels", None)
+            if fields["labels"]:
+                meta["labels"] = dict(fields["labels"])
         if version:
-            update["resource_version"] = str(version)
-        return before.model_copy(update={"metadata": meta.model_copy(update=update), **fields})
+            meta["resourceVersion"] = str(version)
+        if "status" in fields:
+            body.pop("status", None)
+            if fields["status"] is not None:
+                body["status"] = fields["status"].model_dump(
+                    mode="json", by_alias=True, exclude_none=True
+                )
+        return decode_object(body)
 
 
 def _placement_ref(namespace: str, name: str) -> Placement:
