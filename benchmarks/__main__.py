@@ -37,9 +37,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=None, help="runs per scenario (median)")
     parser.add_argument("--only", default="", help="comma-separated scenario names")
     parser.add_argument("--scaling", metavar="PNG", help="measure scaling curves and plot them")
+    parser.add_argument(
+        "--live", action="store_true", help="the directory hub's controller, end to end"
+    )
     args = parser.parse_args(argv)
     if args.scaling:
         return _scaling(Path(args.scaling), args.repeat or 3)
+    if args.live:
+        return _live(args.quick)
     repeat = args.repeat or (1 if args.quick else 5)
     chosen = [s for s in SCENARIOS if not args.only or s.name in args.only.split(",")]
     python = f"{platform.python_implementation()} {platform.python_version()}"
@@ -71,6 +76,17 @@ def main(argv: list[str] | None = None) -> int:
         ),
         end="",
     )
+    return 0
+
+
+def _live(quick: bool) -> int:
+    from benchmarks.live_hub import live_rows
+
+    print(
+        f"# {platform.python_implementation()} {platform.python_version()}, {mp.cpu_count()} cores"
+    )
+    headers = ["SCENARIO", "WHAT", "SIZE", "RESULT", "TARGET / RATE"]
+    print(format_table(headers, live_rows(quick)), end="")
     return 0
 
 

@@ -161,6 +161,20 @@ def _s5_index(size: dict[str, int]) -> tuple[float, float]:
     return time.perf_counter() - start, size["clusters"]
 
 
+def _explorer_page(size: dict[str, int]) -> tuple[float, float]:
+    """Server time of one placement page (every cluster's fate, rendered) on S1."""
+    from benchmarks.explorer import placement_page_seconds
+
+    return placement_page_seconds(size), 1
+
+
+def _explorer_what_if(size: dict[str, int]) -> tuple[float, float]:
+    """Median what-if (a label edit, diffed, undone) on the S3 fleet."""
+    from benchmarks.explorer import what_if_seconds
+
+    return what_if_seconds(size), 1
+
+
 SCENARIOS = [
     Scenario(
         "S1",
@@ -332,6 +346,24 @@ SCENARIOS = [
         {"clusters": 30, "placements": 30, "changes": 10},
         lambda size: run_kube(size, "throughput"),
         None,
+    ),
+    Scenario(
+        "E1-placement-page",
+        "explorer: a placement page of the S1 fleet, server time",
+        "pages",
+        {"clusters": 1000, "placements": 10000},
+        {"clusters": 100, "placements": 20},
+        _explorer_page,
+        0.3,
+    ),
+    Scenario(
+        "E2-what-if",
+        "explorer: what-if of a label edit on the S3 fleet, median",
+        "what-ifs",
+        {"clusters": 5000, "placements": 5000, "changes": 20},
+        {"clusters": 200, "placements": 200, "changes": 4},
+        _explorer_what_if,
+        0.1,
     ),
     Scenario(
         "S5-matches",

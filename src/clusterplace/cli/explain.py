@@ -10,6 +10,7 @@ import click
 from clusterplace.cli._common import REPORT_FORMATS, filename_options, output_option
 from clusterplace.cli._schedule_run import now_option, pick, run_schedule
 from clusterplace.cli.explain_replicas import explain_replicas
+from clusterplace.cli.why_not import print_why_not
 from clusterplace.errors import InputError
 from clusterplace.outputs import format_table
 from clusterplace.outputs.describe import describe as describe_text
@@ -62,6 +63,13 @@ STAGES = (
     type=click.Choice(STAGES),
     help="Only clusters decided at this stage (repeatable).",
 )
+@click.option(
+    "--why-not",
+    "why_not_cluster",
+    metavar="CLUSTER",
+    help="The smallest changes that would make the placement select CLUSTER, each "
+    "verified by scheduling again.",
+)
 @output_option(choices=REPORT_FORMATS)
 def explain_command(
     name: str,
@@ -73,6 +81,7 @@ def explain_command(
     selected: bool,
     rejected: bool,
     stages: tuple[str, ...],
+    why_not_cluster: str | None,
     output: str,
 ) -> None:
     """For every cluster of the fleet (or each CLUSTER given): why the placement
@@ -83,6 +92,11 @@ def explain_command(
     """
     if selected and rejected:
         raise click.UsageError("give --selected or --rejected, not both")
+    if why_not_cluster is not None:
+        if clusters or selected or rejected or stages:
+            raise click.UsageError("--why-not takes no CLUSTER, --selected, --rejected or --stage")
+        print_why_not(filenames, recursive, now, namespace, name, why_not_cluster, output)
+        return
     result = run_schedule(filenames, recursive, now)
     chosen = pick(result, name, namespace)
     unknown = [c for c in clusters if c not in result.snapshot.clusters]

@@ -27,6 +27,8 @@ COMMANDS = {
     "schedule": "clusterplace.cli.schedule:schedule_command",
     "explain": "clusterplace.cli.explain:explain",
     "describe": "clusterplace.cli.explain:describe",
+    "what-if": "clusterplace.cli.what_if:what_if_command",
+    "serve": "clusterplace.cli.serve:serve",
     "validate-module": "clusterplace.cli.module:validate_module",
     "gen-module": "clusterplace.cli.module:gen_module",
     "apply-module": "clusterplace.cli.module:apply_module_command",

@@ -35,6 +35,7 @@ from clusterplace.api import (
 )
 from clusterplace.api.placement import PLACEMENT_LABEL
 from clusterplace.controller.changes import Key, ObjectChange
+from clusterplace.labels import Selector
 from clusterplace.scheduling.candidates import SetSelectorError, cluster_set_selector
 
 __all__ = ["addon_resources", "is_placement_input", "placements_to_sync"]
@@ -78,13 +79,28 @@ def _sets_of(cluster: ManagedCluster, hub: Fleet) -> list[str] | None:
     invalid (upstream's lookup then fails, and the change enqueues nothing)."""
     found = []
     for name in sorted(hub.cluster_sets):
-        try:
-            selector = cluster_set_selector(hub.cluster_sets[name])
-        except SetSelectorError:
+        selector = _selector_of(hub.cluster_sets[name])
+        if selector is None:
             return None
         if selector.matches(cluster.labels):
             found.append(name)
     return found
+
+
+# The last selector built for each set name, with the object it was built from: set
+# objects are replaced, never changed in place, so the same object has the same selector.
+_SELECTORS: dict[str, tuple[ManagedClusterSet, Selector | None]] = {}
+
+
+def _selector_of(cluster_set: ManagedClusterSet) -> Selector | None:
+    found = _SELECTORS.get(cluster_set.name)
+    if found is None or found[0] is not cluster_set:
+        try:
+            selector: Selector | None = cluster_set_selector(cluster_set)
+        except SetSelectorError:
+            selector = None
+        found = _SELECTORS[cluster_set.name] = (cluster_set, selector)
+    return found[1]
 
 
 def _for_cluster(cluster: ManagedCluster, hub: Fleet) -> Iterable[Key]:

@@ -28,6 +28,7 @@ from clusterplace.scheduling.events import Event
 __all__ = ["Reconciler", "SyncObserver", "SyncStats"]
 
 DEFAULT_RESYNC = 600.0  # seconds: upstream's informer resync period
+UNCHANGED = "its inputs did not change since its last sync"
 
 
 @dataclass
@@ -35,6 +36,7 @@ class SyncStats:
     """Counters since start (the controller's log reads them)."""
 
     syncs: int = 0
+    unchanged: int = 0  # syncs skipped: their inputs had not changed
     writes: int = 0
     events: int = 0
     errors: int = 0
@@ -55,6 +57,8 @@ class Reconciler:
 
     ``now`` gives the wall-clock time a sync schedules at; ``clock`` the monotonic time
     the queue delays by. Both are parameters so that tests can drive them.
+    ``skip_unchanged`` skips syncs whose inputs provably did not change since the
+    placement's last sync (:mod:`clusterplace.controller.freshness`).
     """
 
     def __init__(
@@ -65,6 +69,7 @@ class Reconciler:
         clock: Callable[[], float] = time.monotonic,
         resync: float | None = DEFAULT_RESYNC,
         log: Callable[[str], None] = lambda _: None,
+        skip_unchanged: bool = True,
     ) -> None:
         self.sink = sink
         self.state = HubState()
@@ -73,6 +78,7 @@ class Reconciler:
         self.resync = resync
         self.log = log
         self.stats = SyncStats()
+        self.skip_unchanged = skip_unchanged
         self._wake = asyncio.Event()
         self.observer: SyncObserver | None = None
 
@@ -111,9 +117,17 @@ class Reconciler:
     async def sync(self, key: Key, now: datetime | None = None) -> SyncPlan:
         """Sync one placement at ``now`` (default: the clock's time): plan, write,
         emit, and requeue as the plan says."""
+        now = now or self.now()
+        if self.skip_unchanged and (fresh := self.state.fresh(key, now)) is not None:
+            self.stats.unchanged += 1
+            if fresh.until is not None:  # (its requeue stands; this keeps it if the clock
+                # went back meanwhile)
+                self.queue.add_after(key, (fresh.until - now).total_seconds())
+            self.queue.forget(key)
+            return SyncPlan(key, skipped=UNCHANGED)
         started = time.perf_counter()
         with collector_paused():
-            plan = plan_sync(self.state, key, now or self.now())
+            plan = plan_sync(self.state, key, now)
         planned = time.perf_counter()
         if self.observer is not None:
             self.observer.scheduled(planned - started)
@@ -137,6 +151,8 @@ class Reconciler:
                 self.queue.add_rate_limited(key)
             else:
                 self.queue.forget(key)
+            if plan.record is not None:
+                self.state.remember(key, plan.record)
         finally:
             if self.observer is not None and (plan.writes or plan.status is not None):
                 self.observer.bound(time.perf_counter() - planned)
@@ -156,7 +172,7 @@ class Reconciler:
             await self._emit(namespace, name, [e for e in plan.events if e.related in done])
         if plan.status is not None:
             written = await self.sink.write_status(plan.status)
-            self.state.record(ObjectChange(self.state.placement(plan.key), written))
+            self.state.record(ObjectChange(self.state.placement(plan.key), written), written=True)
             self.stats.writes += 1
         await self._emit(namespace, name, [e for e in plan.events if not e.related])
 
@@ -164,7 +180,7 @@ class Reconciler:
         before = self.state.get(write.decision)
         after = await self.sink.write_decision(write)
         if before is not None or after is not None:
-            self.state.record(ObjectChange(before, after))
+            self.state.record(ObjectChange(before, after), written=True)
         self.stats.writes += 1
 
     async def _emit(self, namespace: str, name: str, events: Sequence[Event]) -> None:
@@ -208,13 +224,17 @@ class Reconciler:
             while not stop.is_set():
                 if feeder.done():
                     feeder.result()  # the source failed: raise its error
-                before = (self.stats.writes, self.stats.events)
+                before = (self.stats.writes, self.stats.events, self.stats.unchanged)
                 synced = await self.drain(stop)
                 if synced:
                     await self.sink.flush()
                     writes = self.stats.writes - before[0]
                     events = self.stats.events - before[1]
-                    self.log(f"synced {synced} placements: {writes} writes, {events} events")
+                    unchanged = self.stats.unchanged - before[2]
+                    skipped = f" ({unchanged} skipped: inputs unchanged)" if unchanged else ""
+                    self.log(
+                        f"synced {synced} placements{skipped}: {writes} writes, {events} events"
+                    )
                 if self.resync is not None and self.queue.clock() - last_resync >= self.resync:
                     last_resync = self.queue.clock()
                     self.enqueue_all()

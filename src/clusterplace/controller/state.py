@@ -1,21 +1,31 @@
-"""The hub as the controller sees it: every watched object (its informer caches) and
-the scheduling snapshot built from them.
+"""The hub as the controller sees it: every watched object (its informer caches), the
+scheduling snapshot built from them, and which placements' last sync still holds.
 
 The snapshot's indexes (candidates, filter chains, scores) make a sync cheap, so it is
-kept across the syncs of one moment: decisions and placements are updated in place, and
-a change to a cluster, set, binding or score, or a new moment, makes the next sync build
-a fresh one (exact by construction).
+kept as long as it can follow the changes: decisions are replaced in it, an updated
+cluster or add-on score is handed to it (its indexes keep themselves current, as in
+the incremental scheduler), and its time-dependent entries are keyed by the time. Any
+other change (a set, a binding, a cluster added or removed, an unlabelled decision)
+makes the next sync build a fresh one.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections import defaultdict
+from collections import Counter, defaultdict
 from datetime import datetime
 
-from clusterplace.api import AddOnPlacementScore, Fleet, KubeObject, Placement, PlacementDecision
+from clusterplace.api import (
+    AddOnPlacementScore,
+    Fleet,
+    KubeObject,
+    ManagedCluster,
+    Placement,
+    PlacementDecision,
+)
 from clusterplace.api.placement import PLACEMENT_LABEL
 from clusterplace.controller.changes import Key, ObjectChange
+from clusterplace.controller.freshness import Freshness, SyncRecord
 from clusterplace.scheduling.snapshot import Snapshot
 
 __all__ = ["HubState"]
@@ -26,22 +36,29 @@ class HubState:
 
     def __init__(self) -> None:
         self.fleet = Fleet()
+        self.freshness = Freshness()
         self._snapshot: Snapshot | None = None
-        self._moment: datetime | None = None
         self._expiries: dict[str, list[datetime]] = {}  # score validUntil times, by resource
         self._owned: dict[Key, set[Key]] = defaultdict(set)  # placement -> its decisions
 
     # -- reading -----------------------------------------------------------------------
 
-    def snapshot(self, now: datetime) -> Snapshot:
-        """The scheduler's view of the current state at ``now``. Some of a snapshot's
-        indexes hold results that depend on the time (score expiry, toleration
-        expiry), so a snapshot serves one moment only: the reconciler syncs a batch of
-        placements at one moment, as an offline run does."""
-        if self._snapshot is None or self._moment != now:
+    def snapshot(self) -> Snapshot:
+        """The scheduler's view of the current state."""
+        if self._snapshot is None:
             self._snapshot = Snapshot(self.fleet)
-            self._moment = now
         return self._snapshot
+
+    def fresh(self, key: Key, now: datetime) -> SyncRecord | None:
+        """The record of placement ``key``'s last sync if syncing it again at ``now``
+        would provably write nothing (see :mod:`clusterplace.controller.freshness`)."""
+        return self.freshness.fresh(key, self.placement(key), now)
+
+    def remember(self, key: Key, record: SyncRecord) -> None:
+        """Keep the record of a sync of ``key`` whose writes have all been recorded."""
+        placement = self.placement(key)
+        if placement is not None:
+            self.freshness.remember(key, record, placement)
 
     def placement(self, key: Key) -> Placement | None:
         return self.fleet.placements.get(key)
@@ -75,33 +92,65 @@ class HubState:
 
     # -- changing ----------------------------------------------------------------------
 
-    def record(self, change: ObjectChange) -> None:
-        """Bring the state up to date with ``change``."""
+    def record(self, change: ObjectChange, *, written: bool = False) -> None:
+        """Bring the state up to date with ``change`` (``written``: the controller's own
+        write, which leaves the record of the sync that made it standing)."""
         obj = change.obj
         old = self.fleet.get(obj)
-        if change.new is None:
+        new = change.new
+        if new is None:
             self.fleet.remove(obj)
         else:
-            self.fleet.add(change.new)
-        if isinstance(obj, AddOnPlacementScore):
-            self._expiries.pop(obj.name, None)
+            self.fleet.add(new)
+        snapshot = self._snapshot
         if isinstance(obj, PlacementDecision):
-            self._decision_changed(old, change.new)
-        elif not isinstance(obj, Placement):
-            self._snapshot = None  # clusters, sets, bindings or scores: index afresh
+            self._decision_changed(old, new, written)
+        elif isinstance(obj, Placement):
+            if not written:
+                self.freshness.stale((obj.namespace, obj.name))
+        elif isinstance(obj, AddOnPlacementScore):
+            self._expiries.pop(obj.name, None)
+            if snapshot is not None:
+                score = new if isinstance(new, AddOnPlacementScore) else None
+                snapshot.replace_score((obj.namespace, obj.name), score)
+                self.freshness.score_changed(snapshot, obj.namespace, obj.name)
+        elif (
+            snapshot is not None
+            and isinstance(old, ManagedCluster)
+            and isinstance(new, ManagedCluster)
+        ):
+            snapshot.replace_cluster(new)
+            self.freshness.cluster_replaced(snapshot, old)
+        else:  # sets, bindings, clusters added or removed
+            self._drop_snapshot()
 
-    def _decision_changed(self, old: KubeObject | None, new: KubeObject | None) -> None:
+    def _drop_snapshot(self) -> None:
+        self._snapshot = None
+        self.freshness.all_stale()  # records point into the snapshot they were made with
+
+    def _decision_changed(
+        self, old: KubeObject | None, new: KubeObject | None, written: bool
+    ) -> None:
         owners: set[Key] = set()
         for pd, step in ((old, -1), (new, +1)):
             if isinstance(pd, PlacementDecision):
                 owner = self._own(pd, step)
                 if owner is None:
-                    self._snapshot = None  # an unlabelled decision: Balance counts it too
+                    self._drop_snapshot()  # an unlabelled decision: Balance counts it too
                 else:
                     owners.add(owner)
-        if self._snapshot is not None:
+        if not written:
             for owner in owners:
-                self._snapshot.decisions.replace(*owner, self.owned(owner))
+                self.freshness.stale(owner)
+        snapshot = self._snapshot
+        if snapshot is not None:
+            for owner in owners:
+                snapshot.decisions.replace(*owner, self.owned(owner))
+            delta = _clusters_of(new)
+            delta.subtract(_clusters_of(old))
+            changes = Counter({name: d for name, d in delta.items() if d})
+            if changes:
+                self.freshness.counts_changed(snapshot, changes)
 
     def _own(self, pd: PlacementDecision, step: int) -> Key | None:
         name = pd.labels.get(PLACEMENT_LABEL)
@@ -113,3 +162,7 @@ class HubState:
         else:
             self._owned[owner].discard((pd.namespace, pd.name))
         return owner
+
+
+def _clusters_of(pd: KubeObject | None) -> Counter[str]:
+    return Counter(pd.cluster_names if isinstance(pd, PlacementDecision) else ())

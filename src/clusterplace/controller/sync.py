@@ -23,6 +23,7 @@ from typing import Literal
 from clusterplace.api import Placement, PlacementDecision
 from clusterplace.controller.changes import Key
 from clusterplace.controller.enqueue import addon_resources
+from clusterplace.controller.freshness import SyncRecord, sync_record
 from clusterplace.controller.state import HubState
 from clusterplace.scheduling.events import Event
 from clusterplace.scheduling.framework import Code
@@ -60,6 +61,8 @@ class SyncPlan:
     retry: bool = False  # upstream returns an error: retry with backoff
     skipped: str | None = None  # why nothing was done (not found, deleting, disabled)
     error: str | None = None
+    # What the sync read, to keep once its writes are done (None: it cannot vouch).
+    record: SyncRecord | None = None
 
 
 def plan_sync(state: HubState, key: Key, now: datetime) -> SyncPlan:
@@ -69,7 +72,8 @@ def plan_sync(state: HubState, key: Key, now: datetime) -> SyncPlan:
     if placement is None:
         # Its decisions go with it: they carry an ownerReference to it.
         return SyncPlan(key, skipped="the placement does not exist")
-    result = schedule_one(state.snapshot(now), placement, now)
+    snapshot = state.snapshot()
+    result = schedule_one(snapshot, placement, now)
     plan = SyncPlan(key)
     if result.skipped is not None:
         plan.skipped = result.skipped
@@ -88,6 +92,10 @@ def plan_sync(state: HubState, key: Key, now: datetime) -> SyncPlan:
     # Upstream returns a non-Success status as an error (backoff and retry). A Warning is
     # reported, not retried: retrying cannot change it (docs/controller.md).
     plan.retry = result.status.code in (Code.ERROR, Code.MISCONFIGURED)
+    if not plan.retry:
+        plan.record = sync_record(
+            snapshot, result, now, plan.requeue_after, wrote_decisions=bool(plan.writes)
+        )
     return plan
 
 

@@ -13,8 +13,11 @@ DeprecationWarning.
 from __future__ import annotations
 
 from clusterplace._deprecated import moved_names
+from clusterplace.scheduling.counterfactual import Suggestion, WhyNot, why_not
+from clusterplace.scheduling.edits import Edit, EditError, parse_edit, parse_edits
 from clusterplace.scheduling.explain import ClusterExplanation, explain, explain_placement
 from clusterplace.scheduling.framework import Code, Status
+from clusterplace.scheduling.hypothetical import PlacementDiff, WhatIf, what_if
 from clusterplace.scheduling.incremental import ChangeReport, IncrementalSchedule
 from clusterplace.scheduling.results import PlacementResult, ScheduleResult
 from clusterplace.scheduling.scheduler import schedule
@@ -23,13 +26,23 @@ __all__ = [
     "ChangeReport",
     "ClusterExplanation",
     "Code",
+    "Edit",
+    "EditError",
     "IncrementalSchedule",
+    "PlacementDiff",
     "PlacementResult",
     "ScheduleResult",
     "Status",
+    "Suggestion",
+    "WhatIf",
+    "WhyNot",
     "explain",
     "explain_placement",
+    "parse_edit",
+    "parse_edits",
     "schedule",
+    "what_if",
+    "why_not",
 ]
 
 # Formerly exported here; now private to the pipeline: (module, name) they live at.

@@ -39,12 +39,18 @@ from clusterplace.api import (
 )
 from clusterplace.collector import collector_paused
 from clusterplace.scheduling.candidates import CandidatesIndex, candidates_key
-from clusterplace.scheduling.filters.chain import FILTERS, FilterChains, filter_stage
+from clusterplace.scheduling.filters.chain import FILTERS, FilterChains
 from clusterplace.scheduling.framework import Context, PrioritizerPlugin
 from clusterplace.scheduling.ledger import Ledger, view_max
 from clusterplace.scheduling.pipeline import Outcome
 from clusterplace.scheduling.prioritizers.addon import AddOnPrioritizer
-from clusterplace.scheduling.prioritizers.policy import Policies, spread_constraints
+from clusterplace.scheduling.prioritizers.policy import Policies
+from clusterplace.scheduling.reach import (
+    filters_read,
+    reads_labels_beyond_filters,
+    stage_now,
+    stage_of,
+)
 from clusterplace.scheduling.reads import ADDON_SCORES, CLAIMS, LABELS, TAINTS, cluster_changes
 from clusterplace.scheduling.results import ScheduleResult
 from clusterplace.scheduling.scheduler import schedule, schedule_one
@@ -82,6 +88,13 @@ class IncrementalSchedule:
     def result(self) -> ScheduleResult:
         """The current result: what ``schedule(self.fleet, self.now)`` gives."""
         return self._result
+
+    def step_of(self, key: Key) -> int | None:
+        """The position of placement ``key`` (namespace, name) in ``result.placements``.
+
+        Kept by the full run (incremental changes never reorder the run), so callers
+        need not key 5,000 results by name to find the few a change touched."""
+        return self._step_of.get(key)
 
     # -- changes --------------------------------------------------------------------
 
@@ -123,6 +136,7 @@ class IncrementalSchedule:
             (self.fleet.decisions[k] for k in sorted(self.fleet.decisions)), snapshot.index
         )
         self._keys = [(r.placement.namespace, r.placement.name) for r in result.placements]
+        self._step_of = {key: j for j, key in enumerate(self._keys)}
         old, old_outside = [], []
         for key in self._keys:
             positions, outside = self._positions(inputs.owned(*key))
@@ -186,10 +200,10 @@ class IncrementalSchedule:
         dirty |= self._reached(
             position,
             candidate_of,
-            refilter=lambda placement: any(f.reads_for(placement) & changed for f in FILTERS),
+            refilter=lambda placement: bool(filters_read(placement) & changed),
             rescored=lambda placement, outcome: (
                 any(p.reads & changed for p in self._scoring(placement, outcome))
-                or (labels and _reads_labels(placement))
+                or (labels and reads_labels_beyond_filters(placement))
             ),
         )
         if TAINTS in changed:
@@ -251,7 +265,7 @@ class IncrementalSchedule:
                 if outcome is None:  # skipped, or its sets are broken: no cluster matters
                     continue
                 placement = self.fleet.placements[self._keys[j]]
-                was = _stage_of(outcome, position)
+                was = stage_of(outcome, position)
                 now = stage(j) if refilter(placement) else was
                 if now >= 0:  # the verdict its filter chain would work out again
                     chains.settle(placement, position, None if now == was else now)
@@ -277,9 +291,8 @@ class IncrementalSchedule:
         return stage
 
     def _stage(self, placement: Placement, position: int) -> int:
-        """As :func:`filter_stage`; -1 (any change of verdict) when a filter fails."""
-        passed = filter_stage(Context(placement, self._result.snapshot, self.now), position)
-        return -1 if passed is None else passed
+        """As :func:`stage_now`; -1 (any change of verdict) when a filter fails."""
+        return stage_now(Context(placement, self._result.snapshot, self.now), position)
 
     # -- scheduling again -----------------------------------------------------------------
 
@@ -336,30 +349,3 @@ def _next_pending(pending: np.ndarray, after: int) -> int | None:
     later = pending[after + 1 :]
     ahead = int(later.argmax()) if len(later) else 0
     return after + 1 + ahead if len(later) and later[ahead] else None
-
-
-def _stage_of(outcome: Outcome, position: int) -> int:
-    """How many filters the cluster passed in ``outcome``; -1 when the outcome is not
-    a plain filter pass (a filter or a prioritizer was misconfigured), which a change
-    of any candidate may alter."""
-    if not outcome.status.ok or len(outcome.filter_steps) < len(FILTERS):
-        return -1
-    for passed, (_, _, kept) in enumerate(outcome.filter_steps):
-        if not _has(kept, position):
-            return passed
-    return len(FILTERS)
-
-
-def _has(positions: np.ndarray, position: int) -> bool:
-    at = int(np.searchsorted(positions, position))
-    return at < len(positions) and int(positions[at]) == position
-
-
-def _reads_labels(placement: Placement) -> bool:
-    """Whether the labels or claims of feasible clusters matter beyond the filters:
-    spread constraints, and decision groups chosen by selectors."""
-    if spread_constraints(placement):
-        return True
-    strategy = placement.spec.decision_strategy
-    group = strategy.group_strategy if strategy else None
-    return bool(group and group.decision_groups)

@@ -9,6 +9,7 @@ reads, so a change drops exactly the entries it can affect.
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime
 from typing import TypeVar, cast
 
 import numpy as np
@@ -32,19 +33,27 @@ class SharedScores(SnapshotIndex):
         super().__init__(snapshot)
         self._tables: dict[str, dict[bytes, object]] = {}
         self._reads: dict[str, frozenset[str]] = {}
+        self._moments: dict[str, datetime | None] = {}
         self._last_key: tuple[np.ndarray, bytes] | None = None  # see _content_key
 
     def get(
-        self, name: str, reads: frozenset[str], positions: np.ndarray, compute: Callable[[], T]
+        self,
+        name: str,
+        reads: frozenset[str],
+        positions: np.ndarray,
+        compute: Callable[[], T],
+        moment: datetime | None = None,
     ) -> T:
         """``compute()`` once per set of ``positions`` for prioritizer ``name``, which
-        reads ``reads`` of the clusters at those positions and nothing else."""
+        reads ``reads`` of the clusters at those positions and nothing else; and, when
+        ``moment`` is given, the time (results of another moment are dropped)."""
         if len(positions) > SHARED_LIMIT:
             return compute()
         table = self._tables.get(name)
-        if table is None:
+        if table is None or self._moments[name] != moment:
             table = self._tables[name] = {}
             self._reads[name] = reads
+            self._moments[name] = moment
         key = self._content_key(positions)
         try:
             return cast(T, table[key])  # stored by compute() below, for this name
@@ -65,7 +74,7 @@ class SharedScores(SnapshotIndex):
 
     def _forget(self, changed: frozenset[str]) -> None:
         for name in [n for n, reads in self._reads.items() if reads & changed]:
-            del self._tables[name], self._reads[name]
+            del self._tables[name], self._reads[name], self._moments[name]
 
     def on_cluster_replaced(self, position: int, old: ManagedCluster) -> None:
         self._forget(cluster_changes(old, self.snapshot.cluster_list[position]))

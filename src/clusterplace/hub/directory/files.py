@@ -68,12 +68,25 @@ def _temporaries(root: Path) -> Iterator[Path]:
                 yield Path(folder, name)
 
 
-class EventLog:
-    """``events.jsonl``: one JSON object a line, appended with one ``write`` per batch."""
+# events.jsonl is cut at this size: the file becomes events.1.jsonl (replacing the one
+# before), so a hub that runs for months keeps at most about twice this much, as a
+# Kubernetes hub keeps events for an hour only.
+EVENTS_MAX_BYTES = 16 * 1024 * 1024
 
-    def __init__(self, path: Path) -> None:
+
+class EventLog:
+    """``events.jsonl``: one JSON object a line, appended with one ``write`` per batch,
+    and rotated to ``events.1.jsonl`` once it would pass ``max_bytes``."""
+
+    def __init__(self, path: Path, max_bytes: int = EVENTS_MAX_BYTES) -> None:
         self.path = path
+        self.max_bytes = max_bytes
         self._repair()
+
+    @property
+    def previous(self) -> Path:
+        """Where the events before the last rotation are."""
+        return self.path.with_name(f"{self.path.stem}.1{self.path.suffix}")
 
     def _repair(self) -> None:
         """Cut a torn last line (a crash mid-append) so that every line parses."""
@@ -90,11 +103,20 @@ class EventLog:
         text = "".join(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n" for r in records)
         if not text:
             return
+        data = text.encode("utf-8")
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
         try:
-            view = memoryview(text.encode("utf-8"))
+            size = os.fstat(fd).st_size
+            if size and size + len(data) > self.max_bytes:
+                # One rename: a reader or a crash sees the old file whole or the new one.
+                os.close(fd)
+                fd = -1
+                self.path.replace(self.previous)
+                fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
+            view = memoryview(data)
             while view:
                 view = view[os.write(fd, view) :]
         finally:
-            os.close(fd)
+            if fd >= 0:
+                os.close(fd)

@@ -138,8 +138,8 @@ class DirectoryHub:
             resolved = Path(path).resolve()
             return not resolved.is_relative_to(out) and not Path(path).name.startswith(".")
 
-        yield await self._settled()  # edits before the watch began
-        async for _ in awatch(
+        yield await self._settled(None)  # edits before the watch began
+        async for events in awatch(
             self.root,
             stop_event=stop,
             watch_filter=relevant,
@@ -149,16 +149,19 @@ class DirectoryHub:
             rust_timeout=int(_RESCAN_S * 1000),
             yield_on_timeout=True,
         ):
-            changes = await self._settled()
+            # The files the watcher saw change; none at all is the periodic rescan, which
+            # looks at every file in case an event was missed.
+            paths = [Path(path) for _, path in events] if events else None
+            changes = await self._settled(paths)
             if changes:
                 yield changes
 
-    async def _settled(self) -> list[ObjectChange]:
-        """Scan until no changed file is left unsettled."""
-        changes = [self._overlay(c) for c in self.folder.scan()]
-        while self.folder.unsettled:
+    async def _settled(self, paths: list[Path] | None) -> list[ObjectChange]:
+        """Scan ``paths`` (None: every file) until none is left unsettled."""
+        changes = [self._overlay(c) for c in self.folder.scan(paths=paths)]
+        while self.folder.pending:
             await asyncio.sleep(SETTLE_S)
-            changes.extend(self._overlay(c) for c in self.folder.scan())
+            changes.extend(self._overlay(c) for c in self.folder.scan(paths=self.folder.pending))
         return changes
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from clusterplace.api import Fleet, KubeObject, PlacementDecision
@@ -56,21 +56,37 @@ class ManifestFolder:
         self._objects: dict[Path, dict[Identity, KubeObject]] = {}  # last good, per file
         self._home: dict[Identity, Path] = {}  # which file an object comes from
         self._broken: set[Path] = set()
-        self.unsettled = False  # the last scan left a file to read later
+        self.pending: set[Path] = set()  # files the last scan left to read later
+        self._bases = (root.absolute(), root.resolve())
 
     def objects(self) -> list[KubeObject]:
         return [obj for table in self._objects.values() for obj in table.values()]
 
-    def scan(self, now: float | None = None) -> list[ObjectChange]:
+    @property
+    def unsettled(self) -> bool:
+        """Whether the last scan left a file to read later (see :attr:`pending`)."""
+        return bool(self.pending)
+
+    def scan(
+        self, now: float | None = None, paths: Iterable[Path] | None = None
+    ) -> list[ObjectChange]:
         """Read what changed (and has settled) since the last scan; returns the object
-        changes. ``now`` is the wall-clock time in seconds (default: the current one);
-        :attr:`unsettled` tells whether a file is left for a later scan."""
+        changes. ``now`` is the wall-clock time in seconds (default: the current one).
+        ``paths`` limits the scan to those files (the ones a watcher saw change; a
+        folder among them, or one that is gone but was never read, scans everything).
+        Files left to read later are in :attr:`pending`."""
         moment = time.time() if now is None else now
+        if paths is None:
+            files, gone = self._everything()
+        else:
+            found = self._only(paths)
+            if found is None:
+                files, gone = self._everything()
+            else:
+                files, gone = found
         changes: list[ObjectChange] = []
-        seen: set[Path] = set()
-        self.unsettled = False
-        for path in self._files():
-            seen.add(path)
+        self.pending = set()
+        for path in files:
             try:
                 info = path.stat()
             except OSError:
@@ -80,16 +96,57 @@ class ManifestFolder:
                 continue
             settle = SETTLE_EMPTY_S if info.st_size == 0 else SETTLE_S
             if moment - info.st_mtime_ns / 1e9 < settle:
-                self.unsettled = True
+                self.pending.add(path)
                 continue
             self._signatures[path] = signature
             changes.extend(self._read(path))
-        for path in [p for p in self._objects if p not in seen]:
+        for path in gone:
             changes.extend(self._replace(path, {}))
             del self._objects[path]
             self._signatures.pop(path, None)
             self._broken.discard(path)
         return changes
+
+    def _everything(self) -> tuple[list[Path], list[Path]]:
+        files = list(self._files())
+        seen = set(files)
+        return files, [p for p in self._objects if p not in seen]
+
+    def _only(self, paths: Iterable[Path]) -> tuple[list[Path], list[Path]] | None:
+        """(the files among ``paths`` to look at, the known ones that are gone); None
+        when only a full scan can tell (a folder appeared or went)."""
+        files: list[Path] = []
+        gone: list[Path] = []
+        local = [self._local(p) for p in paths]
+        for path in sorted({p for p in local if p is not None}):
+            if path in self._objects and not path.exists():
+                gone.append(path)
+            elif path.is_dir() or not path.exists():
+                return None
+            elif self._holds(path):
+                files.append(path)
+        return None if None in local else (files, gone)
+
+    def _local(self, path: Path) -> Path | None:
+        """``path`` (absolute, as watchers give it) spelled as the folder's own paths are
+        (under :attr:`root` as given); None when it is not under the folder."""
+        if not path.is_absolute():
+            return path
+        for base in self._bases:
+            if path.is_relative_to(base):
+                return self.root / path.relative_to(base)
+        return None
+
+    def _holds(self, path: Path) -> bool:
+        """Whether the file ``path`` is one of the folder's manifests."""
+        if path.suffix not in EXTENSIONS:
+            return False
+        parts = path.relative_to(self.root).parts
+        if any(part.startswith(".") for part in parts):
+            return False  # hidden: temporaries, editors' swap files, the default OUT
+        if len(parts) > 1 and not self.recursive:
+            return False
+        return self.exclude is None or not path.resolve().is_relative_to(self.exclude)
 
     def _files(self) -> Iterator[Path]:
         folders = [self.root]

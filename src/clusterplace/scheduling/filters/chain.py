@@ -21,7 +21,7 @@ from clusterplace.scheduling.filters.taint_toleration import TaintTolerationFilt
 from clusterplace.scheduling.framework import Code, Context, FilterPlugin, Status
 from clusterplace.scheduling.snapshot import Snapshot, SnapshotIndex
 
-__all__ = ["FILTERS", "FilterChains", "Step", "filter_stage", "run_filters"]
+__all__ = ["FILTERS", "FilterChains", "Step", "depends_on_time", "filter_stage", "run_filters"]
 
 FILTERS: tuple[FilterPlugin, ...] = (PredicateFilter(), TaintTolerationFilter())
 
@@ -74,7 +74,7 @@ class FilterChains(SnapshotIndex):
         if (
             found is None
             or found.placement is not ctx.placement
-            or found.now != ctx.now
+            or (found.now != ctx.now and depends_on_time(ctx.placement))
             or found.own != own
             or not np.array_equal(found.candidates, candidates)
         ):
@@ -118,6 +118,12 @@ class FilterChains(SnapshotIndex):
         keys.discard(key)
         if not keys:  # (the array is kept alive by its entry, so its id is not reused)
             del self._holders[holder]
+
+
+def depends_on_time(placement: Placement) -> bool:
+    """Whether the filters' verdicts on ``placement`` can change with the time alone: only
+    a toleration with ``tolerationSeconds`` runs out."""
+    return any(t.toleration_seconds is not None for t in placement.spec.tolerations or ())
 
 
 def run_filters(ctx: Context, candidates: np.ndarray) -> tuple[list[Step], Status]:

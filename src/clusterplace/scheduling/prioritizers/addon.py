@@ -38,15 +38,21 @@ def _entry(found: AddOnPlacementScore | None, score_name: str, now: datetime) ->
 
 class AddOnScoreIndex(SnapshotIndex):
     """For each (resource, score name, time): every cluster's score (0 when none) and
-    whether its score object has expired, built on first use."""
+    whether its score object has expired, built on first use. Only the tables of the
+    latest time asked about are kept: a snapshot that lives on (the controller's) asks
+    at a new time with every batch."""
 
     def __init__(self, snapshot: Snapshot) -> None:
         super().__init__(snapshot)
         self._tables: dict[tuple[str, str, datetime], tuple[np.ndarray, np.ndarray]] = {}
+        self._moment: datetime | None = None
 
     def values(
         self, resource: str, score_name: str, now: datetime
     ) -> tuple[np.ndarray, np.ndarray]:
+        if now != self._moment:
+            self._tables.clear()
+            self._moment = now
         key = (resource, score_name, now)
         found = self._tables.get(key)
         if found is None:
@@ -86,7 +92,13 @@ class AddOnPrioritizer(PrioritizerPlugin):
 
     def score_positions(self, ctx: Context, positions: np.ndarray) -> Scored:
         shared = ctx.snapshot.index_of(SharedScores)
-        return shared.get(self.name, self.reads, positions, lambda: self._score(ctx, positions))
+        return shared.get(
+            self.name,
+            self.reads,
+            positions,
+            lambda: self._score(ctx, positions),
+            moment=ctx.now,  # scores expire: what is shared holds for one time only
+        )
 
     def _score(self, ctx: Context, positions: np.ndarray) -> Scored:
         index = ctx.snapshot.index_of(AddOnScoreIndex)

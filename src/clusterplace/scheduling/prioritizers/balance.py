@@ -11,8 +11,9 @@ from functools import lru_cache
 import numpy as np
 
 from clusterplace.scheduling.framework import DECISIONS, Context, PrioritizerPlugin, Scored
+from clusterplace.scheduling.snapshot import DecisionStore
 
-__all__ = ["BalancePrioritizer", "balance_score"]
+__all__ = ["BalancePrioritizer", "balance_score", "largest_count"]
 
 
 # Largest count for which Balance looks scores up in a table of every possible score.
@@ -40,6 +41,21 @@ def _table(max_count: int) -> np.ndarray:
     table = _scores(np.arange(max_count + 1), max_count)
     table.flags.writeable = False  # shared
     return table
+
+
+def largest_count(store: DecisionStore, namespace: str, placement: str) -> int:
+    """The largest count Balance divides by for this placement: the most decisions any
+    cluster (of the fleet or not) has, the placement's own left out."""
+    own = store.own_counts(namespace, placement)
+    counts = store.counts.copy()
+    for name, count in own.items():
+        position = store.index.get(name)
+        if position is not None:
+            counts[position] -= count
+    largest = int(counts.max()) if len(counts) else 0
+    if store.outside:
+        largest = max(largest, max(c - own.get(n, 0) for n, c in store.outside.items()))
+    return largest
 
 
 class BalancePrioritizer(PrioritizerPlugin):

@@ -1,0 +1,50 @@
+"""The explorer's two speed targets: a placement page on S1, a what-if on S3."""
+
+from __future__ import annotations
+
+import random
+import statistics
+import time
+
+from benchmarks import fleets
+from clusterplace.api import Fleet
+from clusterplace.scheduling import IncrementalSchedule, parse_edits, what_if
+
+
+def placement_page_seconds(size: dict[str, int]) -> float:
+    """Median server time of GET /placements/NS/NAME (explanations not cached)."""
+    from datetime import UTC, datetime
+
+    from fastapi.testclient import TestClient
+
+    from clusterplace.web import Explorer, FleetSource, create_app
+
+    fleet = Fleet.of(fleets.s1_fleet(size["clusters"], size["placements"]))
+    state = Explorer(FleetSource(load=lambda: fleet), datetime(2026, 11, 22, tzinfo=UTC))
+    client = TestClient(create_app(state))
+    keys = sorted(fleet.placements)[:: max(1, len(fleet.placements) // 5)][:5]
+    times = []
+    for namespace, name in keys:
+        state._explained.clear()  # measure the explanation too, not a cached page
+        start = time.perf_counter()
+        response = client.get(f"/placements/{namespace}/{name}")
+        times.append(time.perf_counter() - start)
+        if response.status_code != 200:
+            raise AssertionError(f"placement page: {response.status_code}")
+    return statistics.median(times)
+
+
+def what_if_seconds(size: dict[str, int]) -> float:
+    """Median what-if of one cluster label edit on S3 (applied, diffed, undone)."""
+    from datetime import UTC, datetime
+
+    fleet = Fleet.of(fleets.s3_fleet(size["clusters"], size["placements"]))
+    run = IncrementalSchedule(fleet, now=datetime(2026, 11, 22, tzinfo=UTC))
+    rng = random.Random(5)
+    times = []
+    for _ in range(size["changes"]):
+        i = rng.randrange(size["clusters"])
+        value = rng.choice(fleets.ENVIRONMENTS)
+        edits = parse_edits([f"cluster/cluster{i}:labels.environment={value}"])
+        times.append(what_if(run, edits).seconds)
+    return statistics.median(times)

@@ -1,0 +1,110 @@
+"""``clusterplace serve``: the fleet explorer, a local read-only web app."""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime
+from pathlib import Path
+
+import click
+
+from clusterplace.cli._common import load_hub, now_option, warn_unknown
+from clusterplace.codecs import expand_sources, load_fleet
+from clusterplace.errors import InputError
+from clusterplace.web.state import FleetSource
+
+__all__ = ["serve"]
+
+
+@click.command("serve")
+@click.option(
+    "-f", "--filename", "filenames", multiple=True, metavar="FILE|DIR", help="Fleet files."
+)
+@click.option("-R", "--recursive", is_flag=True, help="Also read subdirectories of -f folders.")
+@click.option(
+    "--hub",
+    metavar="DIR",
+    help="A directory hub run by 'clusterplace controller': follow its live state.",
+)
+@click.option(
+    "--module",
+    "module_dir",
+    metavar="DIR",
+    help="A definition module: show its plan matrix.",
+)
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option(
+    "--port",
+    default=8080,
+    show_default=True,
+    type=click.IntRange(0, 65535),
+    help="Port to listen on.",
+)
+@now_option
+def serve(
+    filenames: tuple[str, ...],
+    recursive: bool,
+    hub: str | None,
+    module_dir: str | None,
+    host: str,
+    port: int,
+    now: datetime,
+) -> None:
+    """Open the fleet explorer: clusters, placements (every cluster's fate, why not),
+    a score heatmap, what-if, the hub's live events and a module's plan.
+
+    Read-only: nothing is written to the hub or to disk; what-if edits stay in the
+    browser tab. Listens on 127.0.0.1 unless --host says otherwise.
+    """
+    import uvicorn
+
+    from clusterplace.defkit.module import load_module
+    from clusterplace.web import Explorer, create_app
+
+    source = fleet_source(filenames, recursive, hub)
+    module = load_module(module_dir) if module_dir is not None else None
+    explorer = Explorer(source, now, module)
+    warn_unknown(explorer.run.fleet.unknown)
+    click.echo(f"clusterplace explorer on http://{host}:{port}/ (Ctrl+C stops it)", err=True)
+    uvicorn.run(create_app(explorer), host=host, port=port, log_level="warning")
+
+
+def fleet_source(filenames: tuple[str, ...], recursive: bool, hub: str | None) -> FleetSource:
+    """Where the explorer reads the fleet: ``-f`` files once, or a hub followed live."""
+    from clusterplace.hub.directory.layout import DEFAULT_OUT
+
+    if hub is not None and filenames:
+        raise click.UsageError("give -f or --hub, not both")
+    if hub is None:
+        if not filenames:
+            raise click.UsageError("give -f FILE|DIR (or --hub DIR)")
+        sources = list(filenames)
+        return FleetSource(
+            load=lambda: load_fleet(expand_sources(sources, recursive=recursive)),
+            label="-f " + " ".join(sources),
+        )
+    root = Path(hub)
+    if not root.is_dir():
+        raise InputError("the hub must be a folder of manifests")
+    out = root / DEFAULT_OUT
+    return FleetSource(
+        load=lambda: load_hub(hub, recursive),
+        version=lambda: _tree_version(root, out),
+        events=out / "events.jsonl",
+        label=f"--hub {hub}",
+    )
+
+
+def _tree_version(*roots: Path) -> tuple[int, ...]:
+    """Folder modification times and the event log's size: the hub writes by renaming
+    files into place, which changes the folder's time."""
+    stamps: list[int] = []
+    for root in roots:
+        for folder, _, _ in os.walk(root):
+            try:
+                stamps.append(Path(folder).stat().st_mtime_ns)
+            except OSError:
+                continue
+    events = roots[-1] / "events.jsonl"
+    stamps.append(events.stat().st_size if events.is_file() else -1)
+    return tuple(stamps)

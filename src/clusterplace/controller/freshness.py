@@ -1,0 +1,266 @@
+"""Which placements' last sync still holds, so that syncing them again may be skipped.
+
+A sync whose inputs provably did not change since that placement's last sync would
+write nothing. After a sync that ended plainly, a :class:`SyncRecord` keeps what it
+read; every change the hub state records is then checked against the records it can
+reach, and a record it reaches is dropped (the placement is *stale*):
+
+- the placement itself, or its own decisions changed by anyone but the controller;
+- cluster sets, bindings, a cluster added or removed, an unlabelled decision: every
+  record (the scheduling snapshot is built afresh);
+- a cluster updated: where it is or was a candidate and its filter verdict moved, or it
+  stays feasible and something that ranks it (when scores choose) or groups or spreads
+  it read what changed;
+- an add-on score: where a filter or a prioritizer reads that score of a candidate;
+- a decision's clusters: where Balance ranked and scores chose the clusters, and the
+  count of a cluster it ranked, or the largest count it divided by, moved;
+- time: a record holds until the next add-on score expiry the placement ranks by, and
+  placements whose filters depend on time (``tolerationSeconds``) are not recorded.
+
+The rules are those of the incremental scheduler (:mod:`clusterplace.scheduling.reach`)
+with one more input, the decisions on the hub; a property test checks that skipping
+never changes anything written (tests/controller/test_freshness.py).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
+
+import numpy as np
+
+from clusterplace.api import ManagedCluster, Placement
+from clusterplace.controller.changes import Key
+from clusterplace.scheduling.candidates import CandidatesIndex, CandidatesKey, candidates_key
+from clusterplace.scheduling.filters.chain import FILTERS, depends_on_time
+from clusterplace.scheduling.framework import Code, Context
+from clusterplace.scheduling.prioritizers.addon import AddOnPrioritizer
+from clusterplace.scheduling.prioritizers.balance import largest_count
+from clusterplace.scheduling.prioritizers.policy import Policies, spread_constraints
+from clusterplace.scheduling.reach import (
+    contains,
+    filter_trail,
+    filters_read,
+    reads_labels_beyond_filters,
+    scoring_reads,
+    stage_in,
+    stage_now,
+)
+from clusterplace.scheduling.reads import ADDON_SCORES, CLAIMS, LABELS, cluster_changes
+from clusterplace.scheduling.results import PlacementResult
+from clusterplace.scheduling.snapshot import Snapshot
+
+__all__ = ["Freshness", "SyncRecord", "sync_record"]
+
+
+@dataclass(frozen=True)
+class SyncRecord:
+    """What one plain sync of a placement read."""
+
+    placement: Placement  # the object as it stands after the sync (identity is checked)
+    now: datetime  # the moment it synced at
+    until: datetime | None  # it holds strictly before this time (a score expiring)
+    candidates: CandidatesKey
+    trail: tuple[np.ndarray, ...] | None  # positions each filter kept
+    filters_read: frozenset[str]
+    scoring_reads: frozenset[str]  # what ranked the clusters, when scores chose them
+    reads_labels: bool  # labels or claims of feasible clusters matter (spread, groups)
+    balance: bool  # Balance ranked the clusters and scores chose them
+    balance_max: int  # the largest count Balance divided by (when ``balance``)
+    addon_resources: frozenset[str]  # the add-on scores its prioritizers read
+
+
+def sync_record(
+    snapshot: Snapshot,
+    result: PlacementResult,
+    now: datetime,
+    requeue_after: timedelta | None,
+    wrote_decisions: bool,
+) -> SyncRecord | None:
+    """The record of a sync at ``now`` that gave ``result`` and asked to run again after
+    ``requeue_after`` (when a score it ranks by expires), or None when the sync cannot
+    vouch for its inputs (it failed, warned, was skipped, or depends on time)."""
+    outcome = result.outcome
+    placement = result.placement
+    if outcome is None or result.status.code is not Code.SUCCESS or depends_on_time(placement):
+        return None
+    if wrote_decisions and _selects_only_if_old(snapshot, outcome.candidates.positions):
+        # NoSelectIfNew reads the placement's own decisions, which the sync just changed.
+        return None
+    wanted = placement.spec.number_of_clusters
+    chose = bool(outcome.raw_scores) and (
+        (wanted is not None and wanted < len(outcome.feasible_positions))
+        or bool(spread_constraints(placement))
+        or placement.spec.sort_by == "Score"
+    )
+    if wrote_decisions and chose and not _steady_settles(placement, outcome.weights):
+        return None
+    ctx = Context(placement, snapshot, now)
+    weighted, _, _ = snapshot.index_of(Policies).prioritizers(placement)
+    addons = frozenset(
+        w.prioritizer.resource_name
+        for w in weighted
+        if isinstance(w.prioritizer, AddOnPrioritizer) and w.prioritizer.name in outcome.raw_scores
+    )
+    until = None if requeue_after is None else now + requeue_after
+    balance = chose and "Balance" in outcome.raw_scores
+    return SyncRecord(
+        placement=placement,
+        now=now,
+        until=until,
+        candidates=candidates_key(placement),
+        trail=filter_trail(outcome),
+        filters_read=filters_read(placement),
+        scoring_reads=scoring_reads(ctx, outcome) if chose else frozenset(),
+        reads_labels=reads_labels_beyond_filters(placement),
+        balance=balance,
+        balance_max=(
+            largest_count(snapshot.decisions, placement.namespace, placement.name) if balance else 0
+        ),
+        addon_resources=addons,
+    )
+
+
+def _steady_settles(placement: Placement, weights: dict[str, int]) -> bool:
+    """Whether a sync right after one that changed the placement's own decisions would
+    select the same clusters, though Steady reads those decisions: with a positive
+    weight Steady only lifts the clusters just selected, so the top ones stay on top;
+    a negative weight pushes them down (the placement flips at every sync), and spread
+    selection or decisions that carry scores may move."""
+    steady = weights.get("Steady", 0)
+    if steady == 0:
+        return True
+    return steady > 0 and not spread_constraints(placement) and placement.spec.sort_by != "Score"
+
+
+def _selects_only_if_old(snapshot: Snapshot, positions: np.ndarray) -> bool:
+    """Whether a cluster at ``positions`` has a NoSelectIfNew taint."""
+    tainted = positions[snapshot.tainted[positions]]
+    clusters = snapshot.cluster_list
+    return any(t.effect == "NoSelectIfNew" for p in tainted.tolist() for t in clusters[p].taints)
+
+
+class Freshness:
+    """The records of placements whose last sync still holds, and the rules that drop
+    them as changes come."""
+
+    def __init__(self) -> None:
+        self._records: dict[Key, SyncRecord] = {}
+        self._by_candidates: dict[CandidatesKey, set[Key]] = {}
+        # Records ranked by Balance (when scores chose), by the largest count they saw.
+        self._balance: dict[int, set[Key]] = {}
+
+    def __len__(self) -> int:
+        return len(self._records)
+
+    def remember(self, key: Key, record: SyncRecord, placement: Placement) -> None:
+        """Keep ``record`` for ``key``, whose object now is ``placement``."""
+        self.stale(key)
+        self._records[key] = replace(record, placement=placement)
+        self._by_candidates.setdefault(record.candidates, set()).add(key)
+        if record.balance:
+            self._balance.setdefault(record.balance_max, set()).add(key)
+
+    def fresh(self, key: Key, placement: Placement | None, now: datetime) -> SyncRecord | None:
+        """The record of ``key`` if syncing it at ``now`` would provably write nothing."""
+        found = self._records.get(key)
+        if found is None or found.placement is not placement:
+            return None
+        if found.until is not None and not now < found.until:
+            return None
+        return found
+
+    def stale(self, key: Key) -> None:
+        found = self._records.pop(key, None)
+        if found is None:
+            return
+        holders = self._by_candidates[found.candidates]
+        holders.discard(key)
+        if not holders:
+            del self._by_candidates[found.candidates]
+        if found.balance:
+            holders = self._balance[found.balance_max]
+            holders.discard(key)
+            if not holders:
+                del self._balance[found.balance_max]
+
+    def all_stale(self) -> None:
+        self._records.clear()
+        self._by_candidates.clear()
+        self._balance.clear()
+
+    # -- what a change reaches -----------------------------------------------------------
+
+    def cluster_replaced(self, snapshot: Snapshot, old: ManagedCluster) -> None:
+        """``snapshot`` has just replaced ``old`` by the cluster of the same name."""
+        if not self._records:
+            return
+        position = snapshot.index[old.name]
+        changed = cluster_changes(old, snapshot.cluster_list[position])
+        for change in snapshot.index_of(CandidatesIndex).last_changes:
+            keys = list(self._by_candidates.get(change.key, ()))
+            if change.before is not change.after:  # the candidate list itself changed
+                for key in keys:
+                    self.stale(key)
+            elif change.after.has(position):
+                for key in keys:
+                    if self._reached(snapshot, self._records[key], position, changed):
+                        self.stale(key)
+
+    def _reached(
+        self, snapshot: Snapshot, record: SyncRecord, position: int, changed: frozenset[str]
+    ) -> bool:
+        was = stage_in(record.trail, position)
+        if was < 0:
+            return True
+        if record.filters_read & changed:
+            now = stage_now(Context(record.placement, snapshot, record.now), position)
+            if now != was:
+                return True
+        if was < len(FILTERS):  # filtered out, then and now: nothing else looks at it
+            return False
+        return bool(record.scoring_reads & changed) or (
+            record.reads_labels and bool(changed & {LABELS, CLAIMS})
+        )
+
+    def score_changed(self, snapshot: Snapshot, cluster: str, resource: str) -> None:
+        """AddOnPlacementScore ``resource`` of ``cluster`` was created, updated or deleted."""
+        position = snapshot.index.get(cluster)
+        if position is None or not self._records:
+            return
+        for group in snapshot.index_of(CandidatesIndex).holding(position):
+            for key in list(self._by_candidates.get(group, ())):
+                record = self._records[key]
+                if ADDON_SCORES in record.filters_read or resource in record.addon_resources:
+                    self.stale(key)
+
+    def counts_changed(self, snapshot: Snapshot, changes: Counter[str]) -> None:
+        """The decisions of the hub name clusters more or fewer times (``changes``: the
+        change of count by cluster name): Balance scores move for the placements that
+        rank a changed cluster, or whose largest count moves.
+
+        A placement's own decisions name only clusters it ranked (it selected them), so
+        for the others its view of a cluster's count is the hub's count.
+        """
+        if not self._balance:
+            return
+        store = snapshot.decisions
+        lists = snapshot.index_of(CandidatesIndex)
+        for name, change in changes.items():
+            position = snapshot.index.get(name)
+            if position is None:
+                after = store.outside[name]
+            else:
+                after = int(store.counts[position])
+                for group in lists.holding(position):
+                    for key in list(self._by_candidates.get(group, ())):
+                        record = self._records[key]
+                        if record.balance and (
+                            record.trail is None or contains(record.trail[-1], position)
+                        ):
+                            self.stale(key)
+            before = after - change
+            for largest in [m for m in self._balance if after > m or before == m > after]:
+                for key in list(self._balance.get(largest, ())):
+                    self.stale(key)

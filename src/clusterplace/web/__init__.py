@@ -1,0 +1,7 @@
+"""The fleet explorer: a local, read-only web app over the scheduling engine
+(``clusterplace serve``). Nothing in the core imports it."""
+
+from clusterplace.web.app import create_app
+from clusterplace.web.state import Explorer, FleetSource
+
+__all__ = ["Explorer", "FleetSource", "create_app"]

@@ -1,0 +1,134 @@
+"""The explorer's ASGI app: server-rendered pages, the JSON API, committed static assets,
+and the same-origin guard on every request that is not a plain read."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from fastapi import FastAPI, Request
+from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi.staticfiles import StaticFiles
+from fastapi.templating import Jinja2Templates
+from starlette.middleware.base import BaseHTTPMiddleware, RequestResponseEndpoint
+
+from clusterplace import __version__
+from clusterplace.labels import SelectorError
+from clusterplace.web.api import cluster_rows, explorer, placement_rows, router
+from clusterplace.web.state import Explorer
+
+__all__ = ["create_app"]
+
+HERE = Path(__file__).parent
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+
+class SameOrigin(BaseHTTPMiddleware):
+    """Refuse (403) a state-changing request another site's page could send: its
+    ``Sec-Fetch-Site`` says cross-site, or its ``Origin`` is not this server."""
+
+    async def dispatch(self, request: Request, call_next: RequestResponseEndpoint) -> Response:
+        if request.method not in SAFE_METHODS and not _same_origin(request):
+            return JSONResponse({"detail": "cross-origin request refused"}, status_code=403)
+        return await call_next(request)
+
+
+def _same_origin(request: Request) -> bool:
+    site = request.headers.get("sec-fetch-site")
+    if site is not None and site not in ("same-origin", "none"):
+        return False
+    origin = request.headers.get("origin")
+    if origin is None:
+        return True  # not sent by a browser page (curl, scripts): no ambient credentials
+    host = request.headers.get("host", "")
+    return urlsplit(origin).netloc == host and origin != "null"
+
+
+def create_app(state: Explorer) -> FastAPI:
+    app = FastAPI(
+        title="clusterplace explorer",
+        version=__version__,
+        description="Read-only: see, explain and what-if the placements of a fleet.",
+    )
+    app.state.explorer = state
+    app.add_middleware(SameOrigin)
+    app.include_router(router)
+    app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
+    templates = Jinja2Templates(directory=HERE / "templates")
+
+    def page(
+        request: Request, template: str, status_code: int = 200, **context: Any
+    ) -> HTMLResponse:
+        context.update(
+            source=state.source.label,
+            live=state.source.events is not None,
+            module=state.module is not None,
+        )
+        return templates.TemplateResponse(request, template, context, status_code=status_code)
+
+    @app.get("/", response_class=HTMLResponse, include_in_schema=False)
+    def fleet_page(request: Request, selector: str = "") -> HTMLResponse:
+        current = explorer(request)
+        error = ""
+        try:
+            rows = cluster_rows(current, selector[:2000])
+        except SelectorError as err:
+            rows, error = [], f"invalid selector: {err}"
+        return page(request, "fleet.html", rows=rows, selector=selector, error=error)
+
+    @app.get("/placements", response_class=HTMLResponse, include_in_schema=False)
+    def placements_page(request: Request) -> HTMLResponse:
+        return page(request, "placements.html", rows=placement_rows(explorer(request)))
+
+    @app.get("/placements/{namespace}/{name}", response_class=HTMLResponse, include_in_schema=False)
+    def placement_page(request: Request, namespace: str, name: str) -> HTMLResponse:
+        current = explorer(request)
+        with current.lock:
+            items = current.explained(namespace, name)
+            result = current.run.result.get(namespace, name)
+        if items is None or result is None:
+            return page(
+                request,
+                "missing.html",
+                what=f'placement "{name}" in namespace "{namespace}"',
+                status_code=404,
+            )
+        ranked = sorted(
+            items,
+            key=lambda i: (i.rank is None, i.rank or 0, i.cluster),
+        )
+        selected = sum(i.selected for i in items)
+        return page(
+            request,
+            "placement.html",
+            result=result,
+            items=ranked,
+            selected=selected,
+            namespace=namespace,
+            name=name,
+        )
+
+    @app.get("/heatmap", response_class=HTMLResponse, include_in_schema=False)
+    def heatmap_page(request: Request) -> HTMLResponse:
+        return page(request, "heatmap.html")
+
+    @app.get("/what-if", response_class=HTMLResponse, include_in_schema=False)
+    def what_if_page(request: Request) -> HTMLResponse:
+        current = explorer(request)
+        return page(
+            request,
+            "what_if.html",
+            clusters=sorted(current.run.fleet.clusters),
+            placements=[f"{ns}/{n}" for ns, n in sorted(current.run.fleet.placements)],
+        )
+
+    @app.get("/live", response_class=HTMLResponse, include_in_schema=False)
+    def live_page(request: Request) -> HTMLResponse:
+        return page(request, "live.html")
+
+    @app.get("/modules", response_class=HTMLResponse, include_in_schema=False)
+    def modules_page(request: Request) -> HTMLResponse:
+        return page(request, "modules.html")
+
+    return app

@@ -1,0 +1,117 @@
+"""The CLI faces of the counterfactual engine: explain --why-not and what-if."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import yaml
+
+from clusterplace.cli.main import main
+
+FLEET = "examples/fleet"
+NOW = "2026-11-22T12:00:00Z"
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main([*args, "--now", NOW])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_why_not_table(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(
+        capsys, "explain", "placement", "analytics", "-n", "apps", "-f", FLEET,
+        "--why-not", "azure-prod-weu",
+    )  # fmt: skip
+    assert code == 0
+    assert "Placement apps/analytics does not select azure-prod-weu." in out
+    assert "Stage:  Predicate" in out
+    assert "--set cluster/azure-prod-weu:claims.platform.open-cluster-management.io=AWS" in out
+    assert "clusterplace what-if -f FLEET --set cluster/azure-prod-weu:" in out
+
+
+@pytest.mark.parametrize("fmt", ["yaml", "json"])
+def test_why_not_structured(capsys: pytest.CaptureFixture[str], fmt: str) -> None:
+    code, out, _ = run(
+        capsys, "explain", "placement", "analytics", "-n", "apps", "-f", FLEET,
+        "--why-not", "aws-prod-euw1", "-o", fmt,
+    )  # fmt: skip
+    assert code == 0
+    data = json.loads(out) if fmt == "json" else yaml.safe_load(out)
+    assert data["kind"] == "WhyNot"
+    status = data["status"]
+    assert status["stage"] == "Selection" and not status["selected"]
+    assert {"op": "set", "expression": "placement/apps/analytics:numberOfClusters=4"} in [
+        e for s in status["suggestions"] for e in s["edits"]
+    ]
+
+
+def test_why_not_a_selected_cluster(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(
+        capsys, "explain", "placement", "analytics", "-n", "apps", "-f", FLEET,
+        "--why-not", "gpu-lab-usc1",
+    )  # fmt: skip
+    assert code == 0 and "selects gpu-lab-usc1 (rank 1 of 6)" in out
+
+
+def test_why_not_unknown_cluster_is_exit_1_without_traceback(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, _, err = run(
+        capsys, "explain", "placement", "analytics", "-n", "apps", "-f", FLEET, "--why-not", "x"
+    )
+    assert code == 1 and err == "error: no ManagedCluster x in the fleet\n"
+
+
+def test_what_if_table_and_patch(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(
+        capsys, "what-if", "-f", FLEET, "--set", "cluster/azure-prod-weu:labels.provider=aws",
+        "--patch",
+    )  # fmt: skip
+    assert code == 0
+    table, patch = out.split("---\n", 1)
+    row = next(line for line in table.splitlines() if line.startswith("apps/web-frontend"))
+    assert row.split()[1:3] == ["azure-prod-weu", "aws-prod-euw1"]
+    assert yaml.safe_load(patch)["metadata"] == {
+        "name": "azure-prod-weu",
+        "labels": {"provider": "aws"},
+    }
+
+
+def test_what_if_json(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(
+        capsys, "what-if", "-f", FLEET, "--set", "placement/apps/analytics:numberOfClusters=5",
+        "-o", "json",
+    )  # fmt: skip
+    assert code == 0
+    data = json.loads(out)
+    (diff,) = [p for p in data["placements"] if p["placement"] == "apps/analytics"]
+    assert diff["gained"] == ["aws-prod-euw1", "vcluster-dev-1"] and diff["lost"] == []
+
+
+def test_what_if_no_change(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "what-if", "-f", FLEET, "--set", "cluster/onprem-dc1:labels.x=y")
+    assert code == 0 and out == "No placement changes.\n"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--set", "cluster/onprem-dc1:colour=red"], "unknown cluster field 'colour'; valid:"),
+        (["--set", "cluster/ghost:labels.a=b"], "no ManagedCluster 'ghost' in the fleet"),
+        (["--unset", "cluster/onprem-dc1:labels.a=b"], "without =VALUE"),
+        (["--set", "placement/apps/analytics:numberOfClusters=many"], "whole number"),
+    ],
+)
+def test_what_if_errors_are_clear_exit_1(
+    capsys: pytest.CaptureFixture[str], args: list[str], message: str
+) -> None:
+    code, out, err = run(capsys, "what-if", "-f", FLEET, *args)
+    assert code == 1 and not out
+    assert err.startswith("error: ") and message in err and "Traceback" not in err
+
+
+def test_what_if_needs_an_edit(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "what-if", "-f", FLEET)
+    assert code == 2 and "give at least one --set or --unset" in err

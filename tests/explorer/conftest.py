@@ -1,0 +1,26 @@
+"""An explorer over the example fleet, for the API, security and browser tests."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+from fastapi.testclient import TestClient
+
+from clusterplace.codecs import expand_sources, load_fleet
+from clusterplace.defkit.module import load_module
+from clusterplace.web import Explorer, FleetSource, create_app
+
+NOW = datetime(2026, 11, 22, 12, tzinfo=UTC)
+
+
+def example_explorer() -> Explorer:
+    source = FleetSource(
+        load=lambda: load_fleet(expand_sources(["examples/fleet"])), label="-f examples/fleet"
+    )
+    return Explorer(source, NOW, load_module("examples/my-platform"))
+
+
+@pytest.fixture(scope="module")
+def client() -> TestClient:
+    return TestClient(create_app(example_explorer()))
