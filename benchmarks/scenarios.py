@@ -14,6 +14,7 @@ from typing import Any
 
 from benchmarks import fleets
 from benchmarks.controller import run_change_latency, run_cold_start
+from benchmarks.controller_kube import run_kube
 from benchmarks.end_to_end import run_s1_e2e, run_s6_e2e
 from benchmarks.route_writes import run_route_writes
 from clusterplace import labels
@@ -309,6 +310,42 @@ SCENARIOS = [
         {"clusters": 100, "placements": 100, "changes": 5},
         lambda size: run_change_latency(size, 0.99),
         0.1,
+    ),
+    Scenario(
+        "K1-cold-start",
+        "controller --kubeconfig (emulator): list, schedule and write every placement",
+        "placements",
+        {"clusters": 1000, "placements": 1000},
+        {"clusters": 30, "placements": 30},
+        lambda size: run_kube(size, "cold"),
+        None,
+    ),
+    Scenario(
+        "K2-latency-p50",
+        "emulator: a cluster label PATCH to the last API write it causes, median",
+        "changes",
+        {"clusters": 1000, "placements": 1000, "changes": 40},
+        {"clusters": 30, "placements": 30, "changes": 3},
+        lambda size: run_kube(size, "p50"),
+        None,
+    ),
+    Scenario(
+        "K2-latency-p99",
+        "the same, 99th percentile",
+        "changes",
+        {"clusters": 1000, "placements": 1000, "changes": 40},
+        {"clusters": 30, "placements": 30, "changes": 3},
+        lambda size: run_kube(size, "p99"),
+        None,
+    ),
+    Scenario(
+        "K3-throughput",
+        "emulator: label PATCHes back to back until every write they cause is done",
+        "changes",
+        {"clusters": 1000, "placements": 1000, "changes": 200},
+        {"clusters": 30, "placements": 30, "changes": 10},
+        lambda size: run_kube(size, "throughput"),
+        None,
     ),
     Scenario(
         "E1-placement-page",

@@ -67,3 +67,39 @@ def test_the_shared_bucket_limits_a_burst_of_failing_keys() -> None:
     assert all(d == 0.005 for d in delays[:100])  # the burst of 100
     assert abs(delays[100] - 0.1) < 1e-9  # then 10 per second
     assert abs(delays[109] - 1.0) < 1e-9
+
+
+class Recorder:
+    """A QueueMetrics that keeps what it is told."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, float]] = []
+
+    def added(self) -> None:
+        self.calls.append(("added", 0.0))
+
+    def started(self, waited: float) -> None:
+        self.calls.append(("started", waited))
+
+    def finished(self, worked: float) -> None:
+        self.calls.append(("finished", worked))
+
+    def retried(self) -> None:
+        self.calls.append(("retried", 0.0))
+
+
+def test_metrics_hooks_report_what_client_gos_workqueue_reports() -> None:
+    clock = Clock()
+    q: WorkQueue[str] = WorkQueue(clock)
+    recorder = Recorder()
+    q.metrics = recorder
+    q.add("a")
+    q.add("a")  # deduplicated: not an add
+    clock.t += 2
+    assert q.pop() == "a"
+    clock.t += 3
+    assert q.running_for() == [3.0]  # unfinished work, longest running processor
+    q.done("a")
+    q.add_rate_limited("a")
+    assert recorder.calls == [("added", 0.0), ("started", 2.0), ("finished", 3.0), ("retried", 0.0)]
+    assert q.running_for() == []

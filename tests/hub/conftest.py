@@ -23,6 +23,9 @@ import kmock
 import pytest
 import yaml
 
+from tests.hub._kube import KubeHub
+from tests.hub.kube_emulator import serve
+
 
 @dataclass
 class ApiServer:
@@ -88,3 +91,10 @@ def apiserver(tmp_path: Path) -> Iterator[ApiServer]:
     finally:
         stop.set()
         thread.join(timeout=10)
+
+
+@pytest.fixture
+def kubehub(tmp_path: Path) -> Iterator[KubeHub]:
+    """The API emulator of tests/hub/kube_emulator.py (not a real API server)."""
+    for emulator, url in serve():
+        yield KubeHub(emulator, url, tmp_path)

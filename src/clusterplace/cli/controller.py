@@ -29,11 +29,29 @@ def _log(message: str) -> None:
     sys.stderr.flush()
 
 
+def _listen(_ctx: click.Context, _param: click.Parameter, value: str) -> tuple[str, int]:
+    host, sep, port = value.rpartition(":")
+    if not sep or not port.isdigit() or int(port) > 65535:
+        raise click.BadParameter(f"{value!r}: give HOST:PORT (port 0: any free port)")
+    return (host or "0.0.0.0", int(port))
+
+
+_DIR_ONLY = ("out_dir", "once", "recursive", "now", "lock_timeout")
+_KUBE_ONLY = (
+    "context",
+    "namespace",
+    "listen",
+    "lease_duration",
+    "renew_deadline",
+    "retry_period",
+    "disable_leader_election",
+)
+
+
 @click.command()
 @click.option(
     "--hub",
     "hub_dir",
-    required=True,
     metavar="DIR",
     type=click.Path(file_okay=False, path_type=Path),
     help="A folder of manifests that is the hub (clusters, sets, bindings, placements, "
@@ -71,22 +89,132 @@ def _log(message: str) -> None:
     help="How long to wait while another controller holds the output folder "
     "[default: for ever, as a standby replica].",
 )
+@click.option(
+    "--kubeconfig",
+    metavar="PATH",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Run on the Kubernetes hub this kubeconfig points at.",
+)
+@click.option("--context", metavar="NAME", help="With --kubeconfig: the context to use.")
+@click.option(
+    "--in-cluster",
+    is_flag=True,
+    help="Run on the Kubernetes hub the pod runs on (its service account).",
+)
+@click.option(
+    "--namespace",
+    metavar="NS",
+    help="Kubernetes hub: the namespace of the leader-election Lease [default: the pod's, "
+    "else open-cluster-management-hub].",
+)
+@click.option(
+    "--listen",
+    default="0.0.0.0:8080",
+    show_default=True,
+    callback=_listen,
+    metavar="HOST:PORT",
+    help="Kubernetes hub: where /healthz, /readyz, /metrics and /debug/placements/ are served.",
+)
+@click.option(
+    "--leader-election-lease-duration",
+    "lease_duration",
+    type=click.IntRange(min=1),
+    default=137,
+    show_default=True,
+    metavar="SECONDS",
+    help="How long a standby waits after the leader's last renewal before taking over.",
+)
+@click.option(
+    "--leader-election-renew-deadline",
+    "renew_deadline",
+    type=click.IntRange(min=1),
+    default=107,
+    show_default=True,
+    metavar="SECONDS",
+    help="How long the leader keeps trying to renew before it gives up.",
+)
+@click.option(
+    "--leader-election-retry-period",
+    "retry_period",
+    type=click.IntRange(min=1),
+    default=26,
+    show_default=True,
+    metavar="SECONDS",
+    help="How often the Lease is renewed, or tried by a standby.",
+)
+@click.option(
+    "--disable-leader-election",
+    is_flag=True,
+    help="Act at once, without a Lease (only when one replica runs).",
+)
+@click.pass_context
 def controller(
-    hub_dir: Path,
+    ctx: click.Context,
+    hub_dir: Path | None,
     out_dir: Path | None,
     once: bool,
     recursive: bool,
     now: datetime | None,
     resync: float,
     lock_timeout: float | None,
+    kubeconfig: Path | None,
+    context: str | None,
+    in_cluster: bool,
+    namespace: str | None,
+    listen: tuple[str, int],
+    lease_duration: int,
+    renew_deadline: int,
+    retry_period: int,
+    disable_leader_election: bool,
 ) -> None:
     """Keep PlacementDecisions and Placement status current as the hub changes.
 
-    Upstream's placement controller, on a folder of manifests: edits in DIR enqueue the
-    placements they affect (upstream's rules), each is synced as upstream syncs it, and
-    only what changed is written, atomically. Stops on SIGTERM or Ctrl-C after the sync
-    in progress. See docs/controller.md.
+    Upstream's placement controller, on a folder of manifests (--hub DIR) or on a
+    Kubernetes hub (--kubeconfig PATH, or --in-cluster): changes enqueue the placements
+    they affect (upstream's rules), each is synced as upstream syncs it, and only what
+    changed is written. Stops on SIGTERM or Ctrl-C after the sync in progress. See
+    docs/controller.md.
     """
+    hubs = [
+        flag
+        for flag, given in (
+            ("--hub", hub_dir),
+            ("--kubeconfig", kubeconfig),
+            ("--in-cluster", in_cluster),
+        )
+        if given
+    ]
+    if len(hubs) != 1:
+        which = " and ".join(hubs) if hubs else "none was given"
+        raise click.UsageError(
+            f"give exactly one hub: --hub DIR, --kubeconfig PATH or --in-cluster ({which})"
+        )
+    explicit = {
+        name
+        for name in ctx.params
+        if ctx.get_parameter_source(name) == click.core.ParameterSource.COMMANDLINE
+    }
+    if hub_dir is None:
+        misplaced = sorted(explicit.intersection(_DIR_ONLY))
+        if misplaced:
+            raise click.UsageError(f"{', '.join(_flag(m) for m in misplaced)}: only with --hub DIR")
+        if context is not None and kubeconfig is None:
+            raise click.UsageError("--context goes with --kubeconfig")
+        _run_kubernetes(
+            kubeconfig,
+            context,
+            namespace,
+            listen,
+            (lease_duration, renew_deadline, retry_period),
+            not disable_leader_election,
+            resync,
+        )
+        return
+    misplaced = sorted(explicit.intersection(_KUBE_ONLY))
+    if misplaced:
+        raise click.UsageError(
+            f"{', '.join(_flag(m) for m in misplaced)}: only with --kubeconfig or --in-cluster"
+        )
     from clusterplace.hub.directory import run_directory_controller
 
     if now is not None and not once:
@@ -105,3 +233,44 @@ def controller(
         click.echo(
             f"synced {summary.syncs} placements: {summary.writes} writes, {summary.events} events"
         )
+
+
+def _flag(name: str) -> str:
+    renamed = {
+        "out_dir": "out",
+        "lock_timeout": "lock-timeout",
+        "lease_duration": "leader-election-lease-duration",
+        "renew_deadline": "leader-election-renew-deadline",
+        "retry_period": "leader-election-retry-period",
+    }
+    return "--" + renamed.get(name, name.replace("_", "-"))
+
+
+def _run_kubernetes(
+    kubeconfig: Path | None,
+    context: str | None,
+    namespace: str | None,
+    listen: tuple[str, int],
+    times: tuple[int, int, int],
+    leader_election: bool,
+    resync: float,
+) -> None:
+    try:
+        from clusterplace.hub.kubernetes.election import ElectionTimes
+        from clusterplace.hub.kubernetes.run import KubeOptions, run_kubernetes_controller
+    except ImportError as err:
+        raise click.ClickException(
+            f"the Kubernetes hub needs the kube extra: pip install 'clusterplace[kube]' ({err})"
+        ) from None
+    options = KubeOptions(
+        kubeconfig=kubeconfig,
+        context=context,
+        namespace=namespace,
+        listen=listen,
+        times=ElectionTimes(*times),
+        leader_election=leader_election,
+        resync=resync,
+    )
+    code = run_kubernetes_controller(options, report=_log)
+    if code:
+        sys.exit(code)

@@ -15,7 +15,7 @@ from clusterplace.errors import InputError
 from clusterplace.outputs import format_table
 from clusterplace.outputs.describe import describe as describe_text
 from clusterplace.outputs.dumpers import dump_json, dump_yaml_stream
-from clusterplace.scheduling.explain import ClusterExplanation
+from clusterplace.scheduling.explain import ClusterExplanation, explanation_document
 from clusterplace.scheduling.explain import explain as explain_placement
 
 __all__ = ["describe", "explain"]
@@ -113,15 +113,7 @@ def explain_command(
         and (not rejected or not item.selected)
         and (not stages or item.stage in stages)
     ]
-    data: dict[str, Any] = {
-        "apiVersion": "clusterplace.io/v1alpha1",
-        "kind": "PlacementExplanation",
-        "metadata": {"name": name, "namespace": namespace},
-        "status": {
-            "numberOfClusters": chosen.placement.spec.number_of_clusters,
-            "clusters": [i.to_dict() for i in items],
-        },
-    }
+    data = explanation_document(chosen.placement, items)
     if output == "yaml":
         click.echo(dump_yaml_stream([data]), nl=False)
         return

@@ -2,7 +2,7 @@
 the hub changes, with upstream's triggers and sync, on any hub.
 
 The reconcile core here knows nothing of files or HTTP: a hub
-(:mod:`clusterplace.hub.directory`, :mod:`clusterplace.hub.kube`) feeds it changes and
+(:mod:`clusterplace.hub.directory`, :mod:`clusterplace.hub.kubernetes`) feeds it changes and
 gives it a :class:`Sink` to write to. See docs/controller.md.
 """
 

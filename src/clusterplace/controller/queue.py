@@ -16,9 +16,9 @@ from __future__ import annotations
 import heapq
 import time
 from collections.abc import Callable, Hashable
-from typing import Generic, TypeVar
+from typing import Generic, Protocol, TypeVar
 
-__all__ = ["RateLimiter", "WorkQueue"]
+__all__ = ["QueueMetrics", "RateLimiter", "WorkQueue"]
 
 K = TypeVar("K", bound=Hashable)
 
@@ -62,6 +62,20 @@ class RateLimiter(Generic[K]):
         self._failures.pop(key, None)
 
 
+class QueueMetrics(Protocol):
+    """What client-go's workqueue reports to its metrics provider (a hub exports them)."""
+
+    def added(self) -> None: ...
+
+    def started(self, waited: float) -> None:
+        """A key was handed out after waiting ``waited`` seconds in the queue."""
+
+    def finished(self, worked: float) -> None:
+        """A key's sync took ``worked`` seconds."""
+
+    def retried(self) -> None: ...
+
+
 class WorkQueue(Generic[K]):
     """Keys waiting to be synced; see the module docstring."""
 
@@ -75,6 +89,9 @@ class WorkQueue(Generic[K]):
         self._due: dict[K, float] = {}  # the earliest pending time of each delayed key
         self._sequence = 0
         self.adds = 0  # keys accepted by add(), for the workqueue_adds_total metric
+        self.metrics: QueueMetrics | None = None
+        self._queued_at: dict[K, float] = {}
+        self._started_at: dict[K, float] = {}
 
     def __len__(self) -> int:
         return len(self._ready)
@@ -86,6 +103,9 @@ class WorkQueue(Generic[K]):
         if key not in self._ready:
             self._ready[key] = None
             self.adds += 1
+            if self.metrics is not None:
+                self._queued_at[key] = self.clock()
+                self.metrics.added()
 
     def add_after(self, key: K, delay: float) -> None:
         if delay <= 0:
@@ -99,6 +119,8 @@ class WorkQueue(Generic[K]):
         heapq.heappush(self._delayed, (when, self._sequence, key))
 
     def add_rate_limited(self, key: K) -> None:
+        if self.metrics is not None:
+            self.metrics.retried()
         self.add_after(key, self.limiter.when(key))
 
     def forget(self, key: K) -> None:
@@ -129,13 +151,25 @@ class WorkQueue(Generic[K]):
         key = next(iter(self._ready))
         del self._ready[key]
         self._processing.add(key)
+        if self.metrics is not None:
+            now = self.clock()
+            self.metrics.started(now - self._queued_at.pop(key, now))
+            self._started_at[key] = now
         return key
 
     def done(self, key: K) -> None:
         self._processing.discard(key)
+        if self.metrics is not None and key in self._started_at:
+            self.metrics.finished(self.clock() - self._started_at.pop(key))
         if key in self._dirty_while_processing:
             self._dirty_while_processing.discard(key)
             self.add(key)
+
+    def running_for(self) -> list[float]:
+        """Seconds each key being synced has run (with metrics on): client-go's
+        unfinished-work and longest-running-processor gauges."""
+        now = self.clock()
+        return [now - t for t in self._started_at.values()]
 
     @property
     def delayed(self) -> int:

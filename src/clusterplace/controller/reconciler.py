@@ -13,6 +13,7 @@ import time
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Protocol
 
 from clusterplace.api import KubeObject
 from clusterplace.collector import collector_paused
@@ -24,7 +25,7 @@ from clusterplace.controller.state import HubState
 from clusterplace.controller.sync import SyncPlan, Write, plan_sync, score_expiry
 from clusterplace.scheduling.events import Event
 
-__all__ = ["Reconciler", "SyncStats"]
+__all__ = ["Reconciler", "SyncObserver", "SyncStats"]
 
 DEFAULT_RESYNC = 600.0  # seconds: upstream's informer resync period
 UNCHANGED = "its inputs did not change since its last sync"
@@ -39,6 +40,16 @@ class SyncStats:
     writes: int = 0
     events: int = 0
     errors: int = 0
+
+
+class SyncObserver(Protocol):
+    """Durations of each sync's two halves, as upstream's scheduling metrics split them."""
+
+    def scheduled(self, seconds: float) -> None:
+        """Scheduling and planning the writes (upstream's scheduling duration)."""
+
+    def bound(self, seconds: float) -> None:
+        """The writes (upstream's bind duration: decisions and the status patch)."""
 
 
 class Reconciler:
@@ -69,6 +80,7 @@ class Reconciler:
         self.stats = SyncStats()
         self.skip_unchanged = skip_unchanged
         self._wake = asyncio.Event()
+        self.observer: SyncObserver | None = None
 
     # -- input -------------------------------------------------------------------------
 
@@ -115,8 +127,12 @@ class Reconciler:
                 self.queue.add_after(key, requeue.total_seconds())
             self.queue.forget(key)
             return SyncPlan(key, skipped=UNCHANGED)
+        started = time.perf_counter()
         with collector_paused():
             plan = plan_sync(self.state, key, now)
+        planned = time.perf_counter()
+        if self.observer is not None:
+            self.observer.scheduled(planned - started)
         self.stats.syncs += 1
         try:
             if plan.skipped is not None and self.state.placement(key) is None:
@@ -139,6 +155,9 @@ class Reconciler:
                 self.queue.forget(key)
             if plan.record is not None:
                 self.state.remember(key, plan.record)
+        finally:
+            if self.observer is not None and (plan.writes or plan.status is not None):
+                self.observer.bound(time.perf_counter() - planned)
         return plan
 
     async def _apply(self, plan: SyncPlan) -> None:

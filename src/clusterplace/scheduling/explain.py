@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from clusterplace.api import Placement
 from clusterplace.api.base import format_time
 from clusterplace.scheduling.candidates import set_selector
 from clusterplace.scheduling.framework import Code
@@ -12,7 +13,7 @@ from clusterplace.scheduling.pipeline import Outcome
 from clusterplace.scheduling.results import PlacementResult, ScheduleResult
 from clusterplace.scheduling.snapshot import Snapshot
 
-__all__ = ["ClusterExplanation", "explain", "explain_placement"]
+__all__ = ["ClusterExplanation", "explain", "explain_placement", "explanation_document"]
 
 
 @dataclass(frozen=True)
@@ -186,3 +187,17 @@ def explain(snapshot: Snapshot, result: PlacementResult) -> list[ClusterExplanat
                 )
             )
     return explanations
+
+
+def explanation_document(placement: Placement, items: list[ClusterExplanation]) -> dict[str, Any]:
+    """The ``PlacementExplanation`` that ``clusterplace explain -o json`` prints and the
+    controller's debug endpoint serves."""
+    return {
+        "apiVersion": "clusterplace.io/v1alpha1",
+        "kind": "PlacementExplanation",
+        "metadata": {"name": placement.name, "namespace": placement.namespace},
+        "status": {
+            "numberOfClusters": placement.spec.number_of_clusters,
+            "clusters": [i.to_dict() for i in items],
+        },
+    }

@@ -1,0 +1,165 @@
+"""Prometheus metrics with upstream's names (docs/controller.md lists them):
+
+- ``scheduling_scheduling_duration_seconds`` and ``scheduling_bind_duration_seconds``
+  (``controllers/metrics/metrics.go``: label ``name="placement_scheduling"``, buckets
+  1e-6 x 10, ten of them);
+- client-go's workqueue metrics for the queue ``SchedulingController``;
+- client-go's ``leader_election_master_status``;
+- and ours, ``clusterplace_*``: relists, objects skipped as invalid, 409s retried.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+from prometheus_client import (
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    disable_created_metrics,
+)
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
+from prometheus_client.registry import Collector
+
+from clusterplace.controller import WorkQueue
+
+__all__ = ["ControllerMetrics", "exponential_buckets"]
+
+SCHEDULING = "placement_scheduling"
+QUEUE = "SchedulingController"
+
+
+def exponential_buckets(start: float, factor: float, count: int) -> list[float]:
+    """Prometheus' ExponentialBuckets, by repeated multiplication as Go computes them
+    (so the ``le`` labels print as upstream's: 1e-06, 9.999999999999999e-06, ...)."""
+    buckets = []
+    for _ in range(count):
+        buckets.append(start)
+        start *= factor
+    return buckets
+
+
+class ControllerMetrics:
+    """The controller's registry; it is a SyncObserver and a QueueMetrics."""
+
+    def __init__(self) -> None:
+        disable_created_metrics()  # type: ignore[no-untyped-call] # no *_created series: upstream (Go) has none
+        self.registry = CollectorRegistry(auto_describe=True)
+        scheduling = exponential_buckets(10e-7, 10, 10)
+        self._scheduling = Histogram(
+            "scheduling_scheduling_duration_seconds",
+            "[ALPHA] How long in seconds it takes to schedule a placement.",
+            ["name"],
+            buckets=scheduling,
+            registry=self.registry,
+        ).labels(name=SCHEDULING)
+        self._bind = Histogram(
+            "scheduling_bind_duration_seconds",
+            "[ALPHA] How long in seconds it takes to bind a placement to placementDecisions.",
+            ["name"],
+            buckets=scheduling,
+            registry=self.registry,
+        ).labels(name=SCHEDULING)
+        # client-go (component-base/metrics/prometheus/workqueue): buckets 1e-8 x 10.
+        latency = exponential_buckets(10e-9, 10, 10)
+        self._adds = Counter(
+            "workqueue_adds",
+            "Total number of adds handled by workqueue",
+            ["name"],
+            registry=self.registry,
+        ).labels(name=QUEUE)
+        self._latency = Histogram(
+            "workqueue_queue_duration_seconds",
+            "How long in seconds an item stays in workqueue before being requested.",
+            ["name"],
+            buckets=latency,
+            registry=self.registry,
+        ).labels(name=QUEUE)
+        self._work = Histogram(
+            "workqueue_work_duration_seconds",
+            "How long in seconds processing an item from workqueue takes.",
+            ["name"],
+            buckets=latency,
+            registry=self.registry,
+        ).labels(name=QUEUE)
+        self._retries = Counter(
+            "workqueue_retries",
+            "Total number of retries handled by workqueue",
+            ["name"],
+            registry=self.registry,
+        ).labels(name=QUEUE)
+        self.leader = Gauge(
+            "leader_election_master_status",
+            "Gauge of if the reporting system is master of the relevant lease, 0 indicates "
+            "backup, 1 indicates master. 'name' is the string used to identify the lease.",
+            ["name"],
+            registry=self.registry,
+        )
+
+    # -- SyncObserver ------------------------------------------------------------------
+
+    def scheduled(self, seconds: float) -> None:
+        self._scheduling.observe(seconds)
+
+    def bound(self, seconds: float) -> None:
+        self._bind.observe(seconds)
+
+    # -- QueueMetrics ------------------------------------------------------------------
+
+    def added(self) -> None:
+        self._adds.inc()
+
+    def started(self, waited: float) -> None:
+        self._latency.observe(waited)
+
+    def finished(self, worked: float) -> None:
+        self._work.observe(worked)
+
+    def retried(self) -> None:
+        self._retries.inc()
+
+    # -- read at scrape time -----------------------------------------------------------
+
+    def watch(self, queue: WorkQueue[tuple[str, str]], hub: Callable[[], dict[str, int]]) -> None:
+        """Export the queue's gauges and the hub's counters (read when scraped)."""
+        self.registry.register(_Live(queue, hub))
+
+
+class _Live(Collector):
+    def __init__(
+        self, queue: WorkQueue[tuple[str, str]], hub: Callable[[], dict[str, int]]
+    ) -> None:
+        self.queue = queue
+        self.hub = hub
+
+    def collect(self) -> Iterator[Metric]:
+        depth = GaugeMetricFamily("workqueue_depth", "Current depth of workqueue", labels=["name"])
+        depth.add_metric([QUEUE], len(self.queue))
+        yield depth
+        running = self.queue.running_for()
+        unfinished = GaugeMetricFamily(
+            "workqueue_unfinished_work_seconds",
+            "How many seconds of work has done that is in progress and hasn't been "
+            "observed by work_duration. Large values indicate stuck threads.",
+            labels=["name"],
+        )
+        unfinished.add_metric([QUEUE], sum(running))
+        yield unfinished
+        longest = GaugeMetricFamily(
+            "workqueue_longest_running_processor_seconds",
+            "How many seconds has the longest running processor for workqueue been running.",
+            labels=["name"],
+        )
+        longest.add_metric([QUEUE], max(running, default=0.0))
+        yield longest
+        counters = self.hub()
+        for name, help_text in (
+            ("clusterplace_relists", "Relists of a watched resource (after 410 Gone or errors)."),
+            ("clusterplace_invalid_objects", "Objects skipped because they failed validation."),
+            ("clusterplace_conflicts", "Patches refused with 409 Conflict, re-read and retried."),
+            ("clusterplace_write_requests", "Write requests made to the API server."),
+        ):
+            family = CounterMetricFamily(name, help_text)
+            family.add_metric([], counters.get(name, 0))
+            yield family

@@ -1,0 +1,126 @@
+"""The API resources the controller uses, and the verbs it uses on each: the one table
+that the code's requests are checked against and that ``deploy/``'s RBAC must match
+(tests/hub/test_deploy.py)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+__all__ = [
+    "ADDON_SCORES",
+    "CLUSTERS",
+    "CLUSTER_SETS",
+    "DECISIONS",
+    "DECISIONS_STATUS",
+    "EVENTS",
+    "LEASES",
+    "PERMISSIONS",
+    "PLACEMENTS",
+    "PLACEMENTS_FINALIZERS",
+    "PLACEMENTS_STATUS",
+    "SET_BINDINGS",
+    "WATCHED",
+    "ApiResource",
+    "Permission",
+]
+
+OCM = "cluster.open-cluster-management.io"
+
+
+@dataclass(frozen=True)
+class ApiResource:
+    """A resource (or subresource) of the API, as a URL and an RBAC rule name it."""
+
+    group: str
+    version: str
+    plural: str  # "placements/status" for a subresource
+    kind: str
+    namespaced: bool
+
+    @property
+    def api_version(self) -> str:
+        return f"{self.group}/{self.version}" if self.group else self.version
+
+    @property
+    def base(self) -> str:
+        """The plural without a subresource (the URL's collection)."""
+        return self.plural.split("/", 1)[0]
+
+    def __str__(self) -> str:
+        return f"{self.plural}.{self.group}" if self.group else self.plural
+
+
+CLUSTERS = ApiResource(OCM, "v1", "managedclusters", "ManagedCluster", False)
+CLUSTER_SETS = ApiResource(OCM, "v1beta2", "managedclustersets", "ManagedClusterSet", False)
+SET_BINDINGS = ApiResource(
+    OCM, "v1beta2", "managedclustersetbindings", "ManagedClusterSetBinding", True
+)
+PLACEMENTS = ApiResource(OCM, "v1beta1", "placements", "Placement", True)
+DECISIONS = ApiResource(OCM, "v1beta1", "placementdecisions", "PlacementDecision", True)
+ADDON_SCORES = ApiResource(OCM, "v1alpha1", "addonplacementscores", "AddOnPlacementScore", True)
+PLACEMENTS_STATUS = ApiResource(OCM, "v1beta1", "placements/status", "Placement", True)
+PLACEMENTS_FINALIZERS = ApiResource(OCM, "v1beta1", "placements/finalizers", "Placement", True)
+DECISIONS_STATUS = ApiResource(
+    OCM, "v1beta1", "placementdecisions/status", "PlacementDecision", True
+)
+EVENTS = ApiResource("events.k8s.io", "v1", "events", "Event", True)
+LEASES = ApiResource("coordination.k8s.io", "v1", "leases", "Lease", True)
+
+# What is watched, in the order it is listed at start (upstream's informers, manager.go).
+WATCHED = (CLUSTERS, CLUSTER_SETS, SET_BINDINGS, PLACEMENTS, DECISIONS, ADDON_SCORES)
+
+
+@dataclass(frozen=True)
+class Permission:
+    """Verbs the controller uses on a resource; ``scope`` says which RBAC object grants
+    them: the ClusterRole (any namespace) or the Role in the controller's namespace."""
+
+    resource: ApiResource
+    verbs: tuple[str, ...]
+    scope: Literal["cluster", "namespace"]
+    why: str
+
+
+PERMISSIONS = (
+    Permission(CLUSTERS, ("list", "watch"), "cluster", "watched"),
+    Permission(CLUSTER_SETS, ("list", "watch"), "cluster", "watched"),
+    Permission(SET_BINDINGS, ("list", "watch"), "cluster", "watched"),
+    Permission(ADDON_SCORES, ("list", "watch"), "cluster", "watched"),
+    # get: a patch refused with 409 Conflict re-reads the object and tries again.
+    Permission(PLACEMENTS, ("get", "list", "watch"), "cluster", "watched; re-read on conflict"),
+    Permission(PLACEMENTS_STATUS, ("patch",), "cluster", "the Placement status"),
+    # The decisions' ownerReference sets blockOwnerDeletion, which the
+    # OwnerReferencesPermissionEnforcement admission plugin allows only to those who may
+    # update the owner's finalizers (upstream grants the same).
+    Permission(PLACEMENTS_FINALIZERS, ("update",), "cluster", "blockOwnerDeletion"),
+    Permission(
+        DECISIONS,
+        ("create", "delete", "get", "list", "patch", "watch"),
+        "cluster",
+        "written; labels patched; re-read on conflict",
+    ),
+    Permission(DECISIONS_STATUS, ("patch",), "cluster", "the decisions"),
+    Permission(EVENTS, ("create",), "cluster", "events in each placement's namespace"),
+    # Leader election (kubernetes.aio.leaderelection's LeaseLock: read, create, replace).
+    Permission(LEASES, ("create", "get", "update"), "namespace", "leader election"),
+)
+
+
+def permission(resource: ApiResource, verb: str) -> Permission:
+    """The table's entry granting ``verb`` on ``resource``; a request the table does not
+    declare is a programming error (deploy/ would not grant it)."""
+    for entry in PERMISSIONS:
+        if entry.resource == resource and verb in entry.verbs:
+            return entry
+    raise AssertionError(f"{verb} {resource} is not declared in PERMISSIONS")
+
+
+def rbac_rule(resource: ApiResource, verb: str) -> str:
+    """The RBAC rule that grants ``verb`` on ``resource``, as a YAML flow mapping."""
+    entry = permission(resource, verb)
+    where = "ClusterRole" if entry.scope == "cluster" else "Role in the controller's namespace"
+    return (
+        f'{{apiGroups: ["{resource.group}"], resources: [{resource.plural}], verbs: [{verb}]}} '
+        f"in the {where}"
+    )

@@ -1,0 +1,195 @@
+"""``clusterplace controller --kubeconfig``: the placement controller on a Kubernetes hub.
+
+Every replica serves the HTTP endpoints and stands by for the Lease; the one holding it
+lists every watched resource, syncs every placement once (then ``/readyz`` is ready),
+and keeps syncing as the watches report changes, until SIGTERM or SIGINT: the sync in
+progress finishes, the lease is released, and the process exits 0. A lost lease exits 1
+(another replica may be acting). A 403 exits 1 with the RBAC rule to add.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from clusterplace.controller import Reconciler
+from clusterplace.errors import InputError
+from clusterplace.hub.kubernetes.api import HubApi
+from clusterplace.hub.kubernetes.election import ElectionTimes, LeaderElector
+from clusterplace.hub.kubernetes.endpoints import Endpoints, Readiness
+from clusterplace.hub.kubernetes.metrics import ControllerMetrics
+from clusterplace.hub.kubernetes.sink import KubernetesSink
+from clusterplace.hub.kubernetes.source import HubSource, OwnWrites
+from clusterplace.labels.validation import dns1123_label_errors
+
+__all__ = ["KubeOptions", "run_kubernetes_controller"]
+
+DEFAULT_NAMESPACE = "open-cluster-management-hub"  # upstream's controller namespace
+SERVICE_ACCOUNT_NAMESPACE = Path("/var/run/secrets/kubernetes.io/serviceaccount/namespace")
+
+
+@dataclass(frozen=True)
+class KubeOptions:
+    kubeconfig: Path | None = None  # None: in-cluster configuration
+    context: str | None = None
+    namespace: str | None = None  # the Lease's; default: the pod's, else upstream's
+    listen: tuple[str, int] = ("0.0.0.0", 8080)
+    times: ElectionTimes = field(default_factory=ElectionTimes)
+    leader_election: bool = True
+    resync: float | None = 600.0
+
+
+async def connect(options: KubeOptions) -> Any:
+    """An ``kubernetes.aio`` ApiClient from the kubeconfig, or the pod's service account."""
+    from kubernetes.aio import client, config
+
+    if options.kubeconfig is not None:
+        if not options.kubeconfig.is_file():
+            raise InputError(f"kubeconfig {options.kubeconfig}: no such file")
+        try:
+            return await config.new_client_from_config(  # type: ignore[no-untyped-call]
+                config_file=str(options.kubeconfig),
+                context=options.context,
+                persist_config=False,
+            )
+        except Exception as err:  # ConfigException, YAML and key errors alike
+            raise InputError(f"cannot load kubeconfig {options.kubeconfig}: {err}") from None
+    configuration = client.Configuration()
+    try:
+        config.load_incluster_config(client_configuration=configuration)  # type: ignore[no-untyped-call]
+    except Exception as err:
+        raise InputError(
+            f"cannot use the in-cluster configuration ({err}); outside a pod, give --kubeconfig"
+        ) from None
+    return client.ApiClient(configuration=configuration)
+
+
+def lease_namespace(options: KubeOptions) -> str:
+    namespace = options.namespace
+    if namespace is None and options.kubeconfig is None:
+        with contextlib.suppress(OSError):
+            namespace = SERVICE_ACCOUNT_NAMESPACE.read_text().strip() or None
+    namespace = namespace or DEFAULT_NAMESPACE
+    reasons = dns1123_label_errors(namespace)
+    if reasons:
+        raise InputError(f"--namespace {namespace!r}: {'; '.join(reasons)}")
+    return namespace
+
+
+def run_kubernetes_controller(
+    options: KubeOptions, report: Callable[[str], None] = lambda _: None
+) -> int:
+    """Run until SIGTERM/SIGINT; returns the exit code (0, or 1 after a lost lease)."""
+    problem = options.times.problem()
+    if problem is not None:
+        raise InputError(f"leader election: {problem}")
+    namespace = lease_namespace(options)
+    return asyncio.run(_main(options, namespace, report))
+
+
+async def _main(options: KubeOptions, namespace: str, report: Callable[[str], None]) -> int:
+    api_client = await connect(options)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signum, stop.set)
+    metrics = ControllerMetrics()
+    readiness = Readiness()
+    controller = _Controller(HubApi(api_client), metrics, readiness, options, report)
+    endpoints = Endpoints(metrics, readiness, controller.state)
+    try:
+        url = await endpoints.start(*options.listen)
+        report(f"serving {url} (/healthz, /readyz, /metrics, /debug/placements/)")
+        if not options.leader_election:
+            readiness.leading = True
+            await controller.lead(stop)
+            return 0
+        lease = LEASE_METRIC_NAME
+        metrics.leader.labels(name=lease).set(0)
+
+        def changed(leading: bool) -> None:
+            readiness.leading = leading
+            metrics.leader.labels(name=lease).set(1 if leading else 0)
+
+        elector = LeaderElector(controller.api, namespace, options.times, report, on_change=changed)
+        kept = await elector.run(lambda: controller.lead(stop), stop)
+        if not kept:
+            report("lost the lease: stopping (another replica may be acting now)")
+            return 1
+        return 0
+    finally:
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            with contextlib.suppress(Exception):
+                loop.remove_signal_handler(signum)
+        await endpoints.stop()
+        await api_client.close()
+
+
+LEASE_METRIC_NAME = "placement-lock"
+
+
+class _Controller:
+    """What the leader runs: the source, the sink and the reconcile core."""
+
+    def __init__(
+        self,
+        api: HubApi,
+        metrics: ControllerMetrics,
+        readiness: Readiness,
+        options: KubeOptions,
+        report: Callable[[str], None],
+    ) -> None:
+        self.api = api
+        self.metrics = metrics
+        self.readiness = readiness
+        self.options = options
+        self.report = report
+        self.reconciler: Reconciler | None = None
+
+    def state(self) -> Any:
+        return self.reconciler.state if self.reconciler is not None else None
+
+    async def lead(self, stop: asyncio.Event) -> None:
+        own = OwnWrites()
+        sink = KubernetesSink(self.api, own, self.report)
+        reconciler = Reconciler(sink, resync=self.options.resync, log=self.report)
+        sink.lookup = reconciler.state.get
+        reconciler.observer = self.metrics
+        reconciler.queue.metrics = self.metrics
+        source = HubSource(self.api, own, self.report)
+
+        def counters() -> dict[str, int]:
+            return {
+                "clusterplace_relists": sum(i.relists for i in source.informers),
+                "clusterplace_invalid_objects": sum(i.invalid for i in source.informers),
+                "clusterplace_conflicts": sink.conflicts,
+                "clusterplace_write_requests": sink.requests,
+            }
+
+        self.metrics.watch(reconciler.queue, counters)
+        listing = asyncio.create_task(source.initial_objects())
+        stopping = asyncio.create_task(stop.wait())
+        try:
+            await asyncio.wait({listing, stopping}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            stopping.cancel()
+        if not listing.done():
+            listing.cancel()
+            await asyncio.gather(listing, return_exceptions=True)
+            return
+        objects = listing.result()
+        reconciler.boot(objects)
+        self.reconciler = reconciler
+        before = reconciler.stats.writes
+        synced = await reconciler.drain(stop)
+        self.readiness.synced = True
+        self.report(
+            f"listed {len(objects)} objects; synced {synced} placements: "
+            f"{reconciler.stats.writes - before} writes; watching"
+        )
+        await reconciler.run(source.batches(stop), stop)

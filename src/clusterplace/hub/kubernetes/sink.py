@@ -1,0 +1,341 @@
+"""The Kubernetes hub's writes, as upstream makes them (scheduling_controller.go):
+
+- a PlacementDecision is created with its labels and a controller ownerReference to
+  the Placement; the server drops the status of a create, so the decisions follow in a
+  merge patch on ``/status``;
+- a changed decision is merge-patched on ``/status``, and its labels on the object (a
+  removed label as ``null``);
+- the Placement status is merge-patched on ``placements/status``;
+- every patch carries the object's uid and the resourceVersion it was computed
+  against, so a concurrent change gives 409 Conflict: the object is then read again
+  and the patch recomputed (at most :data:`CONFLICT_TRIES` times, then the sync is
+  retried with backoff);
+- events are ``events.k8s.io/v1`` Events.
+
+Only what differs is sent: a patch that would be empty is not made.
+"""
+
+from __future__ import annotations
+
+import itertools
+import socket
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from clusterplace.api import KubeObject, Placement, PlacementDecision
+from clusterplace.codecs import LoadError
+from clusterplace.controller import HubWriteError, Key, Write
+from clusterplace.hub.kubernetes.api import ApiError, Forbidden, HubApi
+from clusterplace.hub.kubernetes.cluster import merge_patch
+from clusterplace.hub.kubernetes.resources import (
+    DECISIONS,
+    DECISIONS_STATUS,
+    EVENTS,
+    PLACEMENTS,
+    PLACEMENTS_STATUS,
+    ApiResource,
+)
+from clusterplace.hub.kubernetes.source import OwnWrites, decode_object
+from clusterplace.scheduling.events import Event
+
+__all__ = ["CONFLICT_TRIES", "REPORTING_CONTROLLER", "KubernetesSink"]
+
+REPORTING_CONTROLLER = "placement-controller"
+CONFLICT_TRIES = 5
+
+Lookup = Callable[[KubeObject], KubeObject | None]
+
+
+def _status_dict(obj: KubeObject) -> dict[str, Any]:
+    status = obj.to_dict().get("status")
+    return status if isinstance(status, dict) else {}
+
+
+class KubernetesSink:
+    """Writes to the API server. ``lookup`` gives the object as the controller holds it
+    (its informer cache), which a patch is computed against."""
+
+    collects_garbage = True  # the decisions' ownerReference: Kubernetes' garbage collector
+
+    def __init__(
+        self,
+        api: HubApi,
+        own: OwnWrites,
+        report: Callable[[str], None],
+        lookup: Lookup = lambda _: None,
+    ) -> None:
+        self.api = api
+        self.own = own
+        self.report = report
+        self.lookup = lookup
+        self.conflicts = 0  # 409s met (and retried), for the metrics
+        self.requests = 0  # write requests made, for the metrics and the benchmark
+        self._instance = f"{REPORTING_CONTROLLER}-{socket.gethostname()}"
+        self._serial = itertools.count()
+
+    # -- decisions ---------------------------------------------------------------------
+
+    async def write_decision(self, write: Write) -> PlacementDecision | None:
+        pd = write.decision
+        try:
+            if write.action == "delete":
+                await self._request(self.api.delete(DECISIONS, pd.namespace, pd.name))
+                return None
+            current = self.lookup(pd)
+            if write.action == "create" or current is None:
+                current = await self._create(pd)
+            assert isinstance(current, PlacementDecision)
+            return await self._patch_until_done(pd, current)
+        except Forbidden:
+            raise
+        except ApiError as err:
+            if write.action == "delete" and err.status == 404:
+                return None  # gone already: what a delete wants
+            raise HubWriteError(str(err)) from None
+
+    async def _create(self, pd: PlacementDecision) -> PlacementDecision:
+        body = pd.to_dict()
+        body.pop("status", None)  # the server drops it: written by the status patch
+        meta = body["metadata"]
+        for key in ("resourceVersion", "uid", "creationTimestamp"):
+            meta.pop(key, None)
+        try:
+            raw = await self._request(self.api.create(DECISIONS, pd.namespace, body))
+        except ApiError as err:
+            if err.status != 409:
+                raise
+            # Already there (created before our cache saw it): update it instead.
+            raw = await self._request(self.api.get(DECISIONS, pd.namespace, pd.name))
+        if not isinstance(raw, dict) or not raw.get("metadata"):
+            # Some servers' answers carry no body; read what was stored.
+            raw = await self._request(self.api.get(DECISIONS, pd.namespace, pd.name))
+        created = self._decoded(raw, DECISIONS)
+        assert isinstance(created, PlacementDecision)
+        return created
+
+    async def _patch_until_done(
+        self, desired: PlacementDecision, current: PlacementDecision
+    ) -> PlacementDecision:
+        for _ in range(CONFLICT_TRIES):
+            try:
+                return await self._patch_decision(desired, current)
+            except ApiError as err:
+                if err.status != 409:
+                    raise
+                self.conflicts += 1
+                fresh = await self._request(
+                    self.api.get(DECISIONS, desired.namespace, desired.name)
+                )
+                found = self._decoded(fresh, DECISIONS)
+                assert isinstance(found, PlacementDecision)
+                current = found
+        raise HubWriteError(
+            f"patch {DECISIONS} {desired.namespace}/{desired.name}: still in conflict after "
+            f"{CONFLICT_TRIES} tries"
+        )
+
+    async def _patch_decision(
+        self, desired: PlacementDecision, current: PlacementDecision
+    ) -> PlacementDecision:
+        result: KubeObject = current
+        status = merge_patch(_status_dict(current), _status_dict(desired))
+        if status:
+            raw = await self._request(
+                self.api.patch(
+                    DECISIONS_STATUS,
+                    desired.namespace,
+                    desired.name,
+                    {"metadata": self._precondition(result), "status": status},
+                )
+            )
+            result = self._written(result, raw, status=desired.status)
+        labels = merge_patch(current.labels, desired.labels)
+        if labels:
+            meta = {**self._precondition(result), "labels": labels}
+            raw = await self._request(
+                self.api.patch(DECISIONS, desired.namespace, desired.name, {"metadata": meta})
+            )
+            result = self._written(result, raw, labels=desired.labels)
+        assert isinstance(result, PlacementDecision)
+        return result
+
+    # -- placement status --------------------------------------------------------------
+
+    async def write_status(self, placement: Placement) -> Placement:
+        current = self.lookup(placement)
+        if not isinstance(current, Placement):
+            raise HubWriteError(f"{placement.ref} is not in the cache")
+        try:
+            for _ in range(CONFLICT_TRIES):
+                status = merge_patch(_status_dict(current), _status_dict(placement))
+                if not status:
+                    return current
+                body = {"metadata": self._precondition(current), "status": status}
+                try:
+                    raw = await self._request(
+                        self.api.patch(PLACEMENTS_STATUS, placement.namespace, placement.name, body)
+                    )
+                except ApiError as err:
+                    if err.status != 409:
+                        raise
+                    self.conflicts += 1
+                    fresh = await self._request(
+                        self.api.get(PLACEMENTS, placement.namespace, placement.name)
+                    )
+                    found = self._decoded(fresh, PLACEMENTS)
+                    assert isinstance(found, Placement)
+                    current = found
+                    continue
+                written = self._written(current, raw, status=placement.status)
+                assert isinstance(written, Placement)
+                return written
+        except Forbidden:
+            raise
+        except ApiError as err:
+            raise HubWriteError(str(err)) from None
+        raise HubWriteError(
+            f"patch {PLACEMENTS_STATUS} {placement.namespace}/{placement.name}: still in "
+            f"conflict after {CONFLICT_TRIES} tries"
+        )
+
+    async def forget_placement(self, key: Key) -> None:
+        """Nothing kept: the status went with the placement."""
+
+    # -- events ------------------------------------------------------------------------
+
+    async def emit(self, namespace: str, placement: str, events: Sequence[Event]) -> None:
+        regarding = self.lookup(_placement_ref(namespace, placement))
+        for event in events:
+            body = self._event(namespace, placement, event, regarding)
+            try:
+                await self._request(self.api.create(EVENTS, namespace, body))
+            except Forbidden:
+                raise
+            except ApiError as err:
+                # As upstream's broadcaster: an event the server refuses is dropped (the
+                # writes it describes are done; retrying them would not resend it).
+                self.report(f"event {event.reason} for {namespace}/{placement} dropped: {err}")
+
+    def _event(
+        self, namespace: str, placement: str, event: Event, regarding: KubeObject | None
+    ) -> dict[str, Any]:
+        moment = datetime.now(UTC)
+        body = event.to_dict(namespace, placement)
+        body["regarding"] = _reference(regarding, body["regarding"])
+        if event.related:
+            related = self.lookup(_decision_ref(namespace, event.related))
+            body["related"] = _reference(related, body["related"])
+        else:
+            body.pop("related", None)
+        # client-go's name: <regarding name>.<unix nanoseconds in hex>; a serial keeps
+        # two events of one instant apart.
+        serial = time.time_ns() + next(self._serial)
+        return {
+            "apiVersion": "events.k8s.io/v1",
+            "kind": "Event",
+            "metadata": {"name": f"{placement}.{serial:x}", "namespace": namespace},
+            "eventTime": moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
+            "reportingController": REPORTING_CONTROLLER,
+            "reportingInstance": self._instance,
+            **body,
+        }
+
+    async def flush(self) -> None:
+        """Every write is done when its request returns."""
+
+    # -- helpers -----------------------------------------------------------------------
+
+    async def _request(self, call: Awaitable[Any]) -> Any:
+        self.requests += 1
+        return await call
+
+    @staticmethod
+    def _precondition(obj: KubeObject) -> dict[str, Any]:
+        """uid and resourceVersion, as upstream sends them: the server refuses the patch
+        (409) if the object changed since it was read, or was replaced (uid)."""
+        meta: dict[str, Any] = {}
+        if obj.metadata.uid:
+            meta["uid"] = obj.metadata.uid
+        if obj.metadata.resource_version:
+            meta["resourceVersion"] = obj.metadata.resource_version
+        return meta
+
+    def _decoded(self, raw: Any, resource: ApiResource) -> KubeObject:
+        if not isinstance(raw, dict):
+            raise ApiError("read", str(resource), 0, "the server answered without an object")
+        raw.setdefault("apiVersion", resource.api_version)
+        raw.setdefault("kind", resource.kind)
+        try:
+            obj = decode_object(raw)
+        except LoadError as err:
+            raise ApiError("read", str(resource), 0, f"the server answered {err}") from None
+        self.own.wrote(obj.kind, obj.metadata.namespace, obj.name, obj.metadata.resource_version)
+        return obj
+
+    def _written(self, before: KubeObject, raw: Any, **fields: Any) -> KubeObject:
+        """What the controller now believes: the object as it held it with the fields
+        it wrote, at the server's new resourceVersion. Not the server's answer as is:
+        were the object also changed by someone else meanwhile, the watch's event then
+        differs from this and triggers a sync, as it must. Built through its JSON form,
+        as the watch's event is, so that the echo compares equal (times, for one, are
+        stored to the second)."""
+        version = (
+            (raw.get("metadata") or {}).get("resourceVersion") if isinstance(raw, dict) else None
+        )
+        self.own.wrote(before.kind, before.metadata.namespace, before.name, version)
+        body = before.to_dict()
+        meta = body["metadata"]
+        if "labels" in fields:
+            meta.pop("labels", None)
+            if fields["labels"]:
+                meta["labels"] = dict(fields["labels"])
+        if version:
+            meta["resourceVersion"] = str(version)
+        if "status" in fields:
+            body.pop("status", None)
+            if fields["status"] is not None:
+                body["status"] = fields["status"].model_dump(
+                    mode="json", by_alias=True, exclude_none=True
+                )
+        return decode_object(body)
+
+
+def _placement_ref(namespace: str, name: str) -> Placement:
+    return Placement.model_validate(
+        {
+            "apiVersion": PLACEMENTS.api_version,
+            "kind": "Placement",
+            "metadata": {"name": name, "namespace": namespace},
+            "spec": {},
+        }
+    )
+
+
+def _decision_ref(namespace: str, name: str) -> PlacementDecision:
+    return PlacementDecision.model_validate(
+        {
+            "apiVersion": DECISIONS.api_version,
+            "kind": "PlacementDecision",
+            "metadata": {"name": name, "namespace": namespace},
+        }
+    )
+
+
+def _reference(obj: KubeObject | None, fallback: dict[str, Any]) -> dict[str, Any]:
+    """An ObjectReference as client-go's events carry it (with uid and resourceVersion
+    when the object is known)."""
+    if obj is None:
+        return fallback
+    ref = {
+        "apiVersion": obj.api_version,
+        "kind": obj.kind,
+        "namespace": obj.metadata.namespace,
+        "name": obj.name,
+    }
+    if obj.metadata.uid:
+        ref["uid"] = obj.metadata.uid
+    if obj.metadata.resource_version:
+        ref["resourceVersion"] = obj.metadata.resource_version
+    return ref

@@ -1,0 +1,241 @@
+"""The hub's objects as the reconcile core's source: a list, then a watch from the
+list's resourceVersion, for each watched resource (upstream's informers).
+
+- A watch that ends (the server's timeout, a dropped connection) is re-opened at the
+  last resourceVersion seen (events and bookmarks both move it).
+- 410 Gone (the resourceVersion was compacted away) relists, and the difference between
+  the cache and the new list becomes changes, deletions included.
+- Other errors back off (0.5 s doubling to 30 s) and retry; a 403 is not retried: it is
+  raised with the RBAC rule to add.
+- Each object is decoded into the API models with the same decoding and validation as
+  files (:func:`clusterplace.codecs.decode`). An invalid one is reported with
+  kind/namespace/name and field path and skipped; its last good version stays in force.
+- The stale echoes of the controller's own writes (a create seen after the status patch
+  that followed it) are dropped: see :class:`OwnWrites`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from clusterplace.api import KubeObject
+from clusterplace.codecs import LoadError, decode
+from clusterplace.codecs.loader import Document
+from clusterplace.codecs.sources import Source
+from clusterplace.controller import ObjectChange
+from clusterplace.hub.kubernetes.api import ApiError, Forbidden, Gone, HubApi
+from clusterplace.hub.kubernetes.resources import WATCHED, ApiResource
+
+__all__ = ["HubSource", "Informer", "OwnWrites", "decode_object"]
+
+ObjectKey = tuple[str, str | None, str]  # (kind, namespace, name)
+BACKOFF_START_S = 0.5
+BACKOFF_CAP_S = 30.0
+_SOURCE = Source("hub", "")  # errors read "hub: Placement/ns/p: spec.x: ..."
+
+
+def decode_object(raw: dict[str, Any]) -> KubeObject:
+    """One object as the API server sent it, as a model (``LoadError`` if invalid).
+
+    ``managedFields`` are dropped: the controller never reads them, and they would make
+    every cached object several times larger."""
+    meta = raw.get("metadata")
+    if isinstance(meta, dict) and "managedFields" in meta:
+        raw = {**raw, "metadata": {k: v for k, v in meta.items() if k != "managedFields"}}
+    loaded = decode([Document(raw, _SOURCE, 0)])
+    if not loaded.objects:
+        raise LoadError([])  # not a kind the models know: the caller says which
+    return loaded.objects[0]
+
+
+def _key(kind: str, raw: dict[str, Any]) -> ObjectKey:
+    meta = raw.get("metadata") or {}
+    return (kind, meta.get("namespace") or None, str(meta.get("name", "")))
+
+
+class OwnWrites:
+    """The resourceVersions the controller's own writes produced, per object.
+
+    A create followed by a status patch produces two versions; the watch then delivers
+    both, and the first, older than what the controller already holds, would roll its
+    state back until the second arrives. An event at a version we produced, other than
+    the latest, is such a stale echo and is dropped. Versions are only compared for
+    equality, as the API conventions require (they are opaque)."""
+
+    def __init__(self) -> None:
+        self._versions: dict[ObjectKey, list[str]] = {}
+
+    def wrote(self, kind: str, namespace: str | None, name: str, version: str | None) -> None:
+        if version:
+            self._versions.setdefault((kind, namespace, name), []).append(version)
+
+    def is_stale_echo(self, key: ObjectKey, version: str | None) -> bool:
+        versions = self._versions.get(key)
+        if not versions or version not in versions:
+            return False
+        at = versions.index(version)
+        if at == len(versions) - 1:
+            del self._versions[key]  # the latest: seen, nothing more to wait for
+            return False
+        del versions[: at + 1]
+        return True
+
+
+class Informer:
+    """One resource's list+watch and cache of decoded objects."""
+
+    def __init__(
+        self,
+        api: HubApi,
+        resource: ApiResource,
+        emit: Callable[[list[ObjectChange]], None],
+        own: OwnWrites,
+        report: Callable[[str], None],
+    ) -> None:
+        self.api, self.resource, self.emit, self.own, self.report = (
+            api,
+            resource,
+            emit,
+            own,
+            report,
+        )
+        self.cache: dict[ObjectKey, KubeObject] = {}
+        self.version: str | None = None  # the resourceVersion to watch from
+        self.relists = 0
+        self.invalid = 0
+
+    def _decode(self, raw: dict[str, Any]) -> KubeObject | None:
+        try:
+            return decode_object(raw)
+        except LoadError as err:
+            self.invalid += 1
+            where = "\n".join(str(p) for p in err.problems) or f"not a {self.resource.kind}"
+            self.report(f"{where}\n(skipped; its last good version stays in force)")
+            return None
+
+    async def relist(self) -> list[ObjectChange]:
+        """List, replace the cache, and return the difference as changes."""
+        listing = await self.api.list(self.resource)
+        seen: dict[ObjectKey, KubeObject] = {}
+        for raw in listing.get("items") or ():
+            raw.setdefault("apiVersion", self.resource.api_version)
+            raw.setdefault("kind", self.resource.kind)
+            key = _key(self.resource.kind, raw)
+            obj = self._decode(raw)
+            if obj is None:
+                if key in self.cache:
+                    seen[key] = self.cache[key]  # the last good version
+                continue
+            seen[key] = obj
+        changes = [ObjectChange(old, None) for k, old in self.cache.items() if k not in seen]
+        changes.extend(
+            ObjectChange(self.cache.get(k), obj)
+            for k, obj in seen.items()
+            if self.cache.get(k) != obj
+        )
+        self.cache = seen
+        self.version = str((listing.get("metadata") or {}).get("resourceVersion") or "") or None
+        return changes
+
+    def _apply(self, event: dict[str, Any]) -> ObjectChange | None:
+        kind = event.get("type")
+        raw = event.get("object") or {}
+        version = (raw.get("metadata") or {}).get("resourceVersion")
+        if version:
+            self.version = str(version)
+        if kind == "BOOKMARK":
+            return None
+        raw.setdefault("apiVersion", self.resource.api_version)
+        raw.setdefault("kind", self.resource.kind)
+        key = _key(self.resource.kind, raw)
+        if self.own.is_stale_echo(key, version):
+            return None
+        old = self.cache.get(key)
+        if kind == "DELETED":
+            self.cache.pop(key, None)
+            return ObjectChange(old, None) if old is not None else None
+        new = self._decode(raw)
+        if new is None or new == old:
+            return None
+        self.cache[key] = new
+        return ObjectChange(old, new)
+
+    async def run(self) -> None:
+        """Watch for ever (until cancelled), relisting when needed."""
+        delay = BACKOFF_START_S
+        while True:
+            try:
+                if self.version is None:
+                    changes = await self.relist()
+                    self.relists += 1
+                    if changes:
+                        self.emit(changes)
+                async for event in self.api.watch(self.resource, self.version or ""):
+                    change = self._apply(event)
+                    if change is not None:
+                        self.emit([change])
+                    delay = BACKOFF_START_S
+            except Forbidden:
+                raise
+            except Gone:
+                self.report(f"watch {self.resource}: 410 Gone (history compacted); relisting")
+                self.version = None
+            except ApiError as err:
+                wait = delay * random.uniform(0.8, 1.2)  # jitter: replicas do not march
+                self.report(f"{err}; retrying in {wait:.1f} s")
+                await asyncio.sleep(wait)
+                delay = min(delay * 2, BACKOFF_CAP_S)
+
+
+class HubSource:
+    """Every watched resource: the first listing, then changes in batches."""
+
+    def __init__(self, api: HubApi, own: OwnWrites, report: Callable[[str], None]) -> None:
+        self._changes: asyncio.Queue[list[ObjectChange]] = asyncio.Queue()
+        self.informers = [Informer(api, r, self._changes.put_nowait, own, report) for r in WATCHED]
+        self.report = report
+
+    async def initial_objects(self) -> list[KubeObject]:
+        """List every resource (retrying API errors with backoff, not a 403)."""
+        objects: list[KubeObject] = []
+        for informer in self.informers:
+            delay = BACKOFF_START_S
+            while True:
+                try:
+                    await informer.relist()
+                    break
+                except Forbidden:
+                    raise
+                except ApiError as err:
+                    self.report(f"{err}; retrying in {delay:.1f} s")
+                    await asyncio.sleep(delay)
+                    delay = min(delay * 2, BACKOFF_CAP_S)
+            objects.extend(informer.cache.values())
+        return objects
+
+    async def batches(self, stop: asyncio.Event) -> AsyncIterator[list[ObjectChange]]:
+        """Changes as the watches report them, a batch being whatever arrived together,
+        until ``stop``; a watch that fails for good (403) raises here."""
+        tasks = [asyncio.create_task(i.run(), name=f"watch {i.resource}") for i in self.informers]
+        getter: asyncio.Task[list[ObjectChange]] | None = None
+        try:
+            while not stop.is_set():
+                getter = asyncio.create_task(self._changes.get())
+                done, _ = await asyncio.wait([getter, *tasks], return_when=asyncio.FIRST_COMPLETED)
+                for task in tasks:
+                    if task in done:
+                        task.result()  # raises the watch's error
+                        raise RuntimeError(f"{task.get_name()} stopped")  # never returns
+                batch = list(getter.result())
+                while not self._changes.empty():
+                    batch.extend(self._changes.get_nowait())
+                yield batch
+        finally:
+            if getter is not None:
+                getter.cancel()
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)

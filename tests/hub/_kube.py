@@ -1,0 +1,193 @@
+"""Driving the Kubernetes hub tests: objects written to the emulator as kubectl would,
+and ``clusterplace controller --kubeconfig`` run as a real process."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from tests.hub._directory import command, wait_for
+from tests.hub.kube_emulator import HubEmulator
+
+__all__ = ["OCM", "Controller", "KubeHub"]
+
+OCM = "cluster.open-cluster-management.io"
+_PATHS = {
+    "ManagedCluster": ("v1", "managedclusters", False),
+    "ManagedClusterSet": ("v1beta2", "managedclustersets", False),
+    "ManagedClusterSetBinding": ("v1beta2", "managedclustersetbindings", True),
+    "Placement": ("v1beta1", "placements", True),
+    "PlacementDecision": ("v1beta1", "placementdecisions", True),
+    "AddOnPlacementScore": ("v1alpha1", "addonplacementscores", True),
+}
+
+
+class KubeHub:
+    """The emulator, a kubeconfig for it, and kubectl-like requests."""
+
+    def __init__(self, emulator: HubEmulator, url: str, folder: Path) -> None:
+        self.emulator = emulator
+        self.url = url
+        self.folder = folder
+        self.kubeconfig = folder / "kubeconfig"
+        config = {
+            "apiVersion": "v1",
+            "kind": "Config",
+            "clusters": [{"name": "emulator", "cluster": {"server": url}}],
+            "users": [{"name": "tester", "user": {"token": "test-token"}}],
+            "contexts": [
+                {"name": "emulator", "context": {"cluster": "emulator", "user": "tester"}}
+            ],
+            "current-context": "emulator",
+        }
+        self.kubeconfig.write_text(yaml.safe_dump(config))
+
+    def request(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
+        data = json.dumps(body).encode() if body is not None else None
+        kind = "application/merge-patch+json" if method == "PATCH" else "application/json"
+        req = urllib.request.Request(
+            self.url + path, data=data, method=method, headers={"Content-Type": kind}
+        )
+        try:
+            with urllib.request.urlopen(req, timeout=10) as resp:
+                return resp.status, json.loads(resp.read() or b"null")
+        except urllib.error.HTTPError as err:
+            return err.code, None
+
+    @staticmethod
+    def path(kind: str, name: str | None = None, namespace: str | None = None) -> str:
+        version, plural, namespaced = _PATHS[kind]
+        base = f"/apis/{OCM}/{version}"
+        if namespaced:
+            base += f"/namespaces/{namespace or 'default'}"
+        return f"{base}/{plural}" + (f"/{name}" if name else "")
+
+    def create(self, kind: str, name: str, namespace: str | None = None, **body: Any) -> None:
+        version, _, namespaced = _PATHS[kind]
+        meta: dict[str, Any] = {"name": name, **body.pop("metadata", {})}
+        if namespaced:
+            meta["namespace"] = namespace or "default"
+        obj = {"apiVersion": f"{OCM}/{version}", "kind": kind, "metadata": meta, **body}
+        status, _ = self.request("POST", self.path(kind, namespace=namespace), obj)
+        assert status in (200, 201), (kind, name, status)
+
+    def patch(self, kind: str, name: str, body: Any, namespace: str | None = None) -> None:
+        status, _ = self.request("PATCH", self.path(kind, name, namespace), body)
+        assert status == 200, (kind, name, status)
+
+    def delete(self, kind: str, name: str, namespace: str | None = None) -> None:
+        status, _ = self.request("DELETE", self.path(kind, name, namespace))
+        assert status == 200, (kind, name, status)
+
+    def cluster(self, name: str, **labels: str) -> None:
+        self.create(
+            "ManagedCluster", name, metadata={"labels": labels}, spec={"hubAcceptsClient": True}
+        )
+
+    def fleet(self, clusters: dict[str, dict[str, str]], namespace: str = "ns") -> None:
+        """Clusters, a set of all of them bound to ``namespace``."""
+        for name, labels in clusters.items():
+            self.cluster(name, **labels)
+        self.create(
+            "ManagedClusterSet",
+            "all",
+            spec={"clusterSelector": {"selectorType": "LabelSelector", "labelSelector": {}}},
+        )
+        self.create("ManagedClusterSetBinding", "all", namespace, spec={"clusterSet": "all"})
+
+    def placement(
+        self, name: str, spec: dict[str, Any] | None = None, namespace: str = "ns"
+    ) -> None:
+        self.create("Placement", name, namespace, spec=spec or {})
+
+    def decisions(self, namespace: str = "ns") -> dict[str, list[str]]:
+        """Each PlacementDecision's clusters, by name."""
+        return {
+            name: [d["clusterName"] for d in (obj.get("status") or {}).get("decisions") or ()]
+            for (ns, name), obj in self.emulator.objects("placementdecisions").items()
+            if ns == namespace
+        }
+
+    def status(self, name: str, namespace: str = "ns") -> dict[str, Any]:
+        found = self.emulator.objects("placements").get((namespace, name)) or {}
+        return dict(found.get("status") or {})
+
+    def writes(self) -> list[tuple[str, str, str]]:
+        """The controller's requests that change something (not the test's own)."""
+        return [
+            r
+            for r in self.emulator.request_log()
+            if r[0] != "GET"
+            and (
+                "placementdecisions" in r[1]
+                or r[1].endswith("/status")
+                or "/events" in r[1]
+                or "/leases" in r[1]
+            )
+        ]
+
+
+class Controller:
+    """A ``clusterplace controller --kubeconfig`` process; its stderr goes to a file."""
+
+    def __init__(self, hub: KubeHub, *args: str, election: bool = False) -> None:
+        self.log = hub.folder / f"controller-{time.monotonic_ns()}.log"
+        self._log_handle = self.log.open("w")
+        extra = list(args)
+        if not election:
+            extra.append("--disable-leader-election")
+        self.proc = subprocess.Popen(
+            [
+                *command(),
+                "controller",
+                "--kubeconfig",
+                str(hub.kubeconfig),
+                "--listen",
+                "127.0.0.1:0",
+                *extra,
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=self._log_handle,
+            env={**os.environ, "NO_COLOR": "1"},
+        )
+
+    def text(self) -> str:
+        return self.log.read_text()
+
+    @property
+    def url(self) -> str:
+        found = re.search(r"serving (http://\S+)", self.text())
+        assert found, self.text()
+        return found.group(1)
+
+    def wait(self, text: str, timeout: float = 30.0) -> None:
+        wait_for(lambda: text in self.text() or self.proc.poll() is not None, timeout, text)
+        assert text in self.text(), self.text()
+
+    def wait_watching(self) -> None:
+        self.wait("watching")
+
+    def get(self, path: str) -> tuple[int, str]:
+        try:
+            with urllib.request.urlopen(self.url + path, timeout=10) as resp:
+                return resp.status, resp.read().decode()
+        except urllib.error.HTTPError as err:
+            return err.code, err.read().decode()
+
+    def stop(self, sig: int = signal.SIGTERM, timeout: float = 30.0) -> int:
+        """Send ``sig`` (0: none, wait for the process to end by itself); the exit code."""
+        if sig and self.proc.poll() is None:
+            self.proc.send_signal(sig)
+        code = self.proc.wait(timeout)
+        self._log_handle.close()
+        return code

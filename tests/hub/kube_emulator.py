@@ -1,0 +1,436 @@
+"""An API-server emulator for the controller's Kubernetes hub tests: kmock's HTTP
+server, request parsing, request log and Status errors, with an object store that adds
+what kmock 0.8's own ``KubernetesEmulator`` lacks. Requests for resources go straight
+to the store, not through kmock's reaction DSL, which matches each request against every
+earlier one (quadratic: the benchmark's thousands of requests slowed to 150 ms each).
+
+kmock 0.8's emulator stores bodies verbatim: no resourceVersion, uid or timestamps, no
+precondition checks (no real 409), watches ignore ``resourceVersion`` (no 410), status
+is not a separate subresource, PUT is not served (Lease updates fail), and injected
+errors still change the stored object. This store does those things, the way a real
+API server does them *as far as the controller relies on them*:
+
+- a create answers 201 (the official client reads no body from kmock's 200);
+- every write gets a new resourceVersion (one counter, as etcd's revision), a uid and a
+  creationTimestamp at create; lists carry the collection's resourceVersion;
+- a patch or PUT whose body carries a stale ``metadata.resourceVersion`` (or another
+  uid) is refused with 409 Conflict;
+- ``/status`` changes only the status; the object's endpoint never changes the status;
+  a create drops the status;
+- a watch from a resourceVersion replays later events, then streams live ones; after
+  :meth:`HubEmulator.compact`, a watch from an older version gets an ERROR 410 event;
+- JSON merge patch (RFC 7386), PUT (replace), DELETE;
+- :meth:`HubEmulator.forbid` answers 403 for one verb on one resource, as RBAC would;
+  :meth:`HubEmulator.fail_next` answers the next such requests with an error (a
+  scripted answer does not touch the store; kmock's own reactions, e.g.
+  ``emulator["patch", ...][:1] << 409``, count the requests made before they were
+  added, so a one-shot error in the middle of a run is scripted here).
+
+It is still an emulator, not an API server: no
+admission, defaulting, schema validation, garbage collection by ownerReference, RBAC
+beyond :meth:`forbid`, authentication, label selectors, paging, bookmarks, server-side
+apply or watch-cache semantics. docs/controller.md lists what that leaves unverified.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import copy
+import itertools
+import json
+import threading
+import uuid
+from collections.abc import AsyncIterator, Callable, Generator
+from datetime import UTC, datetime
+from typing import Any
+
+import aiohttp.web
+import attrs
+import kmock
+from kmock import KubernetesError
+
+__all__ = ["HubEmulator", "serve"]
+
+ObjKey = tuple[str, str, str | None, str]  # (group/version, plural, namespace, name)
+
+_KINDS = {
+    "managedclusters": "ManagedCluster",
+    "managedclustersets": "ManagedClusterSet",
+    "managedclustersetbindings": "ManagedClusterSetBinding",
+    "placements": "Placement",
+    "placementdecisions": "PlacementDecision",
+    "addonplacementscores": "AddOnPlacementScore",
+    "events": "Event",
+    "leases": "Lease",
+}
+
+
+def merge(target: Any, patch: Any) -> Any:
+    """RFC 7386."""
+    if not isinstance(patch, dict):
+        return copy.deepcopy(patch)
+    out = dict(target) if isinstance(target, dict) else {}
+    for key, value in patch.items():
+        if value is None:
+            out.pop(key, None)
+        else:
+            out[key] = merge(out.get(key), value)
+    return out
+
+
+def _verb(request: kmock.Request) -> str:
+    method = str(request.method.value).upper()
+    if method == "GET":
+        if request.params.get("watch") in ("true", "1"):
+            return "watch"
+        return "get" if request.name else "list"
+    return {"POST": "create", "PATCH": "patch", "PUT": "update", "DELETE": "delete"}[method]
+
+
+@attrs.define(kw_only=True)
+class HubEmulator(kmock.KubernetesScaffold):
+    _store: dict[ObjKey, dict[str, Any]] = attrs.field(factory=dict, init=False)
+    _log: list[tuple[int, str, str, dict[str, Any]]] = attrs.field(factory=list, init=False)
+    _watchers: list[tuple[str, str, asyncio.Queue[Any]]] = attrs.field(factory=list, init=False)
+    _forbidden: set[tuple[str, str]] = attrs.field(factory=set, init=False)
+    _failures: list[tuple[str, str, int]] = attrs.field(factory=list, init=False)
+    _rv: itertools.count[int] = attrs.field(factory=lambda: itertools.count(1), init=False)
+    _last: int = attrs.field(default=0, init=False)
+    _floor: int = attrs.field(default=0, init=False)  # watches from before this get 410
+    loop: asyncio.AbstractEventLoop | None = attrs.field(default=None, init=False)
+
+    # -- serving -----------------------------------------------------------------------
+
+    async def _handle(self, request: kmock.Request) -> aiohttp.web.StreamResponse:
+        if request.resource is None:
+            return await super()._handle(request)  # discovery, /version: the scaffold's
+        try:
+            payload = await self._serve(request)
+        except KubernetesError as err:
+            return await self._render_error(err)
+        if isinstance(payload, dict):
+            created = _verb(request) == "create"  # 201, as a real server answers a create
+            return aiohttp.web.json_response(payload, status=201 if created else 200)
+        raw = request._raw_request
+        assert raw is not None
+        response = aiohttp.web.StreamResponse()
+        await response.prepare(raw)
+        with contextlib.suppress(ConnectionError):
+            async for event in payload:
+                if event:
+                    await response.write(json.dumps(event).encode() + b"\n")
+            await response.write_eof()
+        return response
+
+    def _next(self) -> str:
+        self._last = next(self._rv)
+        return str(self._last)
+
+    def _key(self, request: kmock.Request, name: str | None = None) -> ObjKey:
+        res = request.resource
+        assert res is not None
+        gv = f"{res.group}/{res.version}" if res.group else str(res.version)
+        return (gv, str(res.plural), request.namespace, name or request.name or "")
+
+    def _refuse(self, request: kmock.Request, verb: str, plural: str) -> None:
+        if (verb, plural) in self._forbidden:
+            res = request.resource
+            assert res is not None
+            where = f' in the namespace "{request.namespace}"' if request.namespace else ""
+            raise KubernetesError(
+                status=403,
+                reason="Forbidden",
+                message=(
+                    f'{plural}.{res.group} is forbidden: User "system:serviceaccount:'
+                    f'open-cluster-management-hub:clusterplace" cannot {verb} resource '
+                    f'"{plural}" in API group "{res.group}"{where}'
+                ),
+                details={},
+            )
+
+    async def _serve(self, request: kmock.Request) -> Any:
+        verb = _verb(request)
+        plural = str(request.resource.plural) if request.resource else ""
+        sub = request.subresource
+        self._refuse(request, verb, f"{plural}/{sub}" if sub else plural)
+        for failure in self._failures:
+            if failure[:2] == (verb, f"{plural}/{sub}" if sub else plural):
+                self._failures.remove(failure)
+                raise KubernetesError(
+                    status=failure[2], reason="Scripted", message="a scripted failure", details={}
+                )
+        data = request.data if isinstance(request.data, dict) else {}
+        if verb == "watch":
+            return self._watch(request)
+        if verb == "list":
+            return self._list(request)
+        if verb == "get":
+            return copy.deepcopy(self._get(self._key(request)))
+        if verb == "create":
+            return self._create(request, data)
+        if verb in ("patch", "update"):
+            return self._update(request, data, replace=verb == "update", status=sub == "status")
+        return self._delete(request)
+
+    def _get(self, key: ObjKey) -> dict[str, Any]:
+        found = self._store.get(key)
+        if found is None:
+            raise KubernetesError(
+                status=404, reason="NotFound", message=f'"{key[3]}" not found', details={}
+            )
+        return found
+
+    def _list(self, request: kmock.Request) -> dict[str, Any]:
+        gv, plural, namespace, _ = self._key(request)
+        items = [
+            copy.deepcopy(obj)
+            for (g, p, ns, _), obj in sorted(self._store.items(), key=lambda kv: str(kv[0]))
+            if g == gv and p == plural and (namespace is None or ns == namespace)
+        ]
+        return {
+            "apiVersion": gv,
+            "kind": f"{_KINDS.get(plural, plural)}List",
+            "metadata": {"resourceVersion": str(self._last)},
+            "items": items,
+        }
+
+    def _publish(self, key: ObjKey, kind: str, obj: dict[str, Any]) -> None:
+        rv = int(obj["metadata"]["resourceVersion"])
+        event = {"type": kind, "object": copy.deepcopy(obj)}
+        self._log.append((rv, key[0], key[1], event))
+        for gv, plural, queue in self._watchers:
+            if (gv, plural) == (key[0], key[1]):
+                queue.put_nowait(event)
+
+    def _create(self, request: kmock.Request, body: dict[str, Any]) -> dict[str, Any]:
+        meta = body.get("metadata") or {}
+        return self._insert(self._key(request, meta.get("name")), body)
+
+    def _insert(self, key: ObjKey, body: dict[str, Any]) -> dict[str, Any]:
+        meta = dict(body.get("metadata") or {})
+        if key in self._store:
+            raise KubernetesError(
+                status=409,
+                reason="AlreadyExists",
+                message=f'"{key[3]}" already exists',
+                details={},
+            )
+        obj = {k: copy.deepcopy(v) for k, v in body.items() if k != "status" or key[1] == "events"}
+        meta.update(
+            uid=str(uuid.uuid4()),
+            resourceVersion=self._next(),
+            creationTimestamp=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        )
+        if key[2] is not None:
+            meta["namespace"] = key[2]
+        obj["metadata"] = meta
+        self._store[key] = obj
+        self._publish(key, "ADDED", obj)
+        return copy.deepcopy(obj)
+
+    def _update(
+        self, request: kmock.Request, body: dict[str, Any], *, replace: bool, status: bool
+    ) -> dict[str, Any]:
+        key = self._key(request)
+        current = self._get(key)
+        meta = body.get("metadata") or {}
+        for field in ("resourceVersion", "uid"):
+            if meta.get(field) and meta[field] != current["metadata"].get(field):
+                raise KubernetesError(
+                    status=409,
+                    reason="Conflict",
+                    message=(
+                        f'Operation cannot be fulfilled on {key[1]} "{key[3]}": the object has '
+                        "been modified; please apply your changes to the latest version and "
+                        "try again"
+                    ),
+                    details={},
+                )
+        if status:
+            updated = dict(current)
+            if "status" in body:
+                updated["status"] = merge(current.get("status"), body["status"])
+        elif replace:
+            updated = {k: copy.deepcopy(v) for k, v in body.items() if k != "status"}
+            updated["metadata"] = {
+                **current["metadata"],
+                **{k: v for k, v in meta.items() if k in ("labels", "annotations")},
+            }
+            if "status" in current:
+                updated["status"] = current["status"]
+        else:
+            updated = merge(current, {k: v for k, v in body.items() if k != "status"})
+            for field in ("uid", "creationTimestamp", "namespace", "name"):
+                if field in current["metadata"]:
+                    updated["metadata"][field] = current["metadata"][field]
+        updated["metadata"] = {**updated["metadata"], "resourceVersion": self._next()}
+        self._store[key] = updated
+        self._publish(key, "MODIFIED", updated)
+        return copy.deepcopy(updated)
+
+    def _delete(self, request: kmock.Request) -> dict[str, Any]:
+        key = self._key(request)
+        current = self._store.pop(key, None)
+        if current is None:
+            self._get(key)  # 404
+            raise AssertionError
+        gone = {**current, "metadata": {**current["metadata"], "resourceVersion": self._next()}}
+        self._publish(key, "DELETED", gone)
+        return {"kind": "Status", "apiVersion": "v1", "status": "Success"}
+
+    async def _watch(self, request: kmock.Request) -> AsyncIterator[Any]:
+        gv, plural, _, _ = self._key(request)
+        since = request.params.get("resourceVersion") or ""
+        yield b""  # start the response before the first event
+        if since and since != "0" and int(since) < self._floor:
+            yield {
+                "type": "ERROR",
+                "object": {
+                    "kind": "Status",
+                    "apiVersion": "v1",
+                    "status": "Failure",
+                    "reason": "Expired",
+                    "code": 410,
+                    "message": f"too old resource version: {since} ({self._floor})",
+                },
+            }
+            return
+        queue: asyncio.Queue[Any] = asyncio.Queue()
+        watcher = (gv, plural, queue)
+        self._watchers.append(watcher)
+        try:
+            if not since or since == "0":
+                for (g, p, _, _), obj in list(self._store.items()):
+                    if (g, p) == (gv, plural):
+                        yield {"type": "ADDED", "object": copy.deepcopy(obj)}
+            else:
+                for rv, g, p, event in list(self._log):
+                    if (g, p) == (gv, plural) and rv > int(since):
+                        yield event
+            while True:
+                event = await queue.get()
+                if event is None:
+                    return  # the server ends the stream (compaction, restart)
+                yield event
+        finally:
+            self._watchers.remove(watcher)
+
+    # -- for tests (call from any thread) ------------------------------------------------
+
+    def _call(self, fn: Callable[[], Any]) -> Any:
+        assert self.loop is not None
+
+        async def run() -> Any:
+            return fn()
+
+        return asyncio.run_coroutine_threadsafe(run(), self.loop).result(10)
+
+    def forbid(self, verb: str, plural: str) -> None:
+        """Answer 403 to ``verb`` on ``plural`` (e.g. ``placements/status``) from now on."""
+        self._call(lambda: self._forbidden.add((verb, plural)))
+
+    def load(self, objects: list[tuple[str, str, dict[str, Any]]]) -> None:
+        """Create objects as POSTs would, without HTTP (for large fleets): each is
+        ``(group/version, plural, body)``; the status in a body is kept (as if written
+        through /status afterwards)."""
+
+        def run() -> None:
+            for gv, plural, body in objects:
+                meta = body.get("metadata") or {}
+                key = (gv, plural, meta.get("namespace"), meta["name"])
+                self._insert(key, body)
+                if "status" in body:
+                    self._store[key]["status"] = copy.deepcopy(body["status"])
+
+        self._call(run)
+
+    def fail_next(self, verb: str, plural: str, status: int, times: int = 1) -> None:
+        """Answer the next ``times`` requests ``verb`` on ``plural`` with ``status``."""
+        self._call(lambda: self._failures.extend([(verb, plural, status)] * times))
+
+    def compact(self, *, end_watches: bool = True) -> None:
+        """Forget the event history (a watch from an older version gets 410), and end
+        the open watches, as an API server restart would, so that clients re-watch."""
+
+        def run() -> None:
+            self._floor = self._last + 1
+            self._log.clear()
+            if end_watches:
+                for _, _, queue in self._watchers:
+                    queue.put_nowait(None)
+
+        self._call(run)
+
+    def watches(self) -> int:
+        """How many watches are open."""
+        result: int = self._call(lambda: len(self._watchers))
+        return result
+
+    def end_watches(self) -> None:
+        """End the open watches (history kept): clients re-watch from their version."""
+
+        def run() -> None:
+            for _, _, queue in self._watchers:
+                queue.put_nowait(None)
+
+        self._call(run)
+
+    def set_silently(
+        self, gv: str, plural: str, namespace: str | None, name: str, patch: dict[str, Any]
+    ) -> None:
+        """Change a stored object without a watch event (one lost to compaction)."""
+
+        def run() -> None:
+            key = (gv, plural, namespace, name)
+            obj = merge(self._store[key], patch)
+            obj["metadata"]["resourceVersion"] = self._next()
+            self._store[key] = obj
+
+        self._call(run)
+
+    def objects(self, plural: str) -> dict[tuple[str | None, str], dict[str, Any]]:
+        def run() -> dict[tuple[str | None, str], dict[str, Any]]:
+            return {
+                (ns, name): copy.deepcopy(obj)
+                for (_, p, ns, name), obj in self._store.items()
+                if p == plural
+            }
+
+        result: dict[tuple[str | None, str], dict[str, Any]] = self._call(run)
+        return result
+
+    def request_log(self) -> list[tuple[str, str, str]]:
+        """(verb, path, body text) of every request so far."""
+
+        def run() -> list[tuple[str, str, str]]:
+            return [(str(r.method.value), str(r.url.path), r.text) for r in list(self._requests)]
+
+        result: list[tuple[str, str, str]] = self._call(run)
+        return result
+
+
+def serve() -> Generator[tuple[HubEmulator, str], None, None]:
+    """Run an emulator in a thread; yields it and its URL."""
+    ready: list[tuple[HubEmulator, str]] = []
+    started = threading.Event()
+    stop = threading.Event()
+
+    async def main() -> None:
+        async with HubEmulator() as emulator, kmock.Server(emulator) as server:
+            emulator.loop = asyncio.get_running_loop()
+            ready.append((emulator, str(server.url).rstrip("/")))
+            started.set()
+            while not stop.is_set():
+                await asyncio.sleep(0.02)
+            for _, _, queue in emulator._watchers:
+                queue.put_nowait(None)
+
+    thread = threading.Thread(target=lambda: asyncio.run(main()), daemon=True)
+    thread.start()
+    assert started.wait(20), "the emulator did not start"
+    try:
+        yield ready[0]
+    finally:
+        stop.set()
+        thread.join(timeout=10)

@@ -1,0 +1,382 @@
+"""``clusterplace controller --kubeconfig`` against an API emulator.
+
+The emulator (tests/hub/kube_emulator.py: kmock plus an object store with
+resourceVersions, preconditions, a status subresource and 410 after compaction) is NOT
+a real API server. These tests check the controller's side: what it requests, in what
+order, with which bodies, and how it reacts to the answers (including scripted 409,
+410 and 403). Not verified here: a real server's admission, defaulting and schema
+validation, garbage collection of decisions through their ownerReference, real RBAC
+and authentication, watch-cache and compaction timing, event aggregation, and
+performance (docs/controller.md, "Emulator caveats").
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import time
+
+from tests.hub._directory import wait_for
+from tests.hub._kube import OCM, Controller, KubeHub
+
+PROD = {"env": "prod"}
+DEV = {"env": "dev"}
+ONLY_PROD = {"predicates": [{"requiredClusterSelector": {"labelSelector": {"matchLabels": PROD}}}]}
+
+
+def _start(kubehub: KubeHub, *args: str, **kw: bool) -> Controller:
+    controller = Controller(kubehub, *args, **kw)
+    controller.wait_watching()
+    return controller
+
+
+def test_create_update_delete_write_decisions_status_and_events(kubehub: KubeHub) -> None:
+    kubehub.fleet({"c0": PROD, "c1": PROD, "c2": DEV})
+    kubehub.placement("p", ONLY_PROD)
+    controller = _start(kubehub)
+    try:
+        assert kubehub.decisions() == {"p-decision-1": ["c0", "c1"]}
+        pd = kubehub.emulator.objects("placementdecisions")[("ns", "p-decision-1")]
+        placement = kubehub.emulator.objects("placements")[("ns", "p")]
+        assert pd["metadata"]["labels"] == {
+            f"{OCM}/placement": "p",
+            f"{OCM}/decision-group-name": "",
+            f"{OCM}/decision-group-index": "0",
+        }
+        assert pd["metadata"]["ownerReferences"] == [
+            {
+                "apiVersion": f"{OCM}/v1beta1",
+                "kind": "Placement",
+                "name": "p",
+                "uid": placement["metadata"]["uid"],
+                "controller": True,
+                "blockOwnerDeletion": True,
+            }
+        ]
+        status = kubehub.status("p")
+        assert status["numberOfSelectedClusters"] == 2
+        assert [c["reason"] for c in status["conditions"]] == [
+            "Succeedconfigured",
+            "AllDecisionsScheduled",
+        ]
+        events = kubehub.emulator.objects("events")
+        reasons = sorted(e["reason"] for e in events.values())
+        assert reasons == ["DecisionCreate", "DecisionUpdate", "ScoreUpdate"]
+        for event in events.values():
+            assert event["reportingController"] == "placement-controller"
+            assert event["regarding"]["uid"] == placement["metadata"]["uid"]
+            assert event["related"]["name"] == "p-decision-1"
+        score = next(e for e in events.values() if e["reason"] == "ScoreUpdate")
+        assert score["note"] == "c0:100 c1:100 "  # upstream: a space after each
+
+        # Create: POST without status, then the status through /status.
+        writes = [(m, p.rsplit("/", 2)[-2:]) for m, p, _ in kubehub.writes()]
+        assert writes[:2] == [
+            ("POST", ["ns", "placementdecisions"]),
+            ("PATCH", ["p-decision-1", "status"]),
+        ]
+
+        # Update: a cluster label change moves the decision.
+        kubehub.patch("ManagedCluster", "c2", {"metadata": {"labels": PROD}})
+        wait_for(lambda: kubehub.decisions() == {"p-decision-1": ["c0", "c1", "c2"]})
+        wait_for(lambda: kubehub.status("p")["numberOfSelectedClusters"] == 3)
+
+        # Delete: a cluster going away shrinks it.
+        kubehub.delete("ManagedCluster", "c0")
+        wait_for(lambda: kubehub.decisions() == {"p-decision-1": ["c1", "c2"]})
+
+        # A new placement gets its own decisions; deleting it writes nothing more (the
+        # garbage collector removes its decisions on a real server).
+        kubehub.placement("q")
+        wait_for(lambda: "q-decision-1" in kubehub.decisions())
+        kubehub.delete("Placement", "q", "ns")
+        time.sleep(1.0)
+
+        # Converged: a quiet hub gets no write at all.
+        before = len(kubehub.writes())
+        time.sleep(1.5)
+        assert len(kubehub.writes()) == before
+    finally:
+        assert controller.stop() == 0
+    assert "Traceback" not in controller.text()
+
+
+def test_echoes_of_own_writes_cause_no_sync(kubehub: KubeHub) -> None:
+    """The watch delivers every write the controller made (the create, the status patch
+    after it, the Placement status): each is recognised, none is synced again."""
+    kubehub.fleet({"c0": PROD, "c1": DEV})
+    kubehub.placement("p", ONLY_PROD)
+    kubehub.placement("q")
+    controller = _start(kubehub)
+    wait_for(lambda: kubehub.emulator.watches() == 6, what="six watches")
+    time.sleep(1.0)
+    assert controller.stop() == 0
+    after = controller.text().split("watching", 1)[1]
+    assert "synced" not in after, controller.text()
+
+
+def test_restart_on_a_converged_hub_writes_nothing(kubehub: KubeHub) -> None:
+    kubehub.fleet({"c0": PROD, "c1": DEV})
+    kubehub.placement("p", ONLY_PROD)
+    first = _start(kubehub)
+    assert first.stop() == 0
+    before = len(kubehub.writes())
+    second = _start(kubehub)
+    time.sleep(1.0)
+    assert second.stop() == 0
+    assert len(kubehub.writes()) == before
+    assert "synced 1 placements: 0 writes" in second.text()
+
+
+def test_relist_after_410_picks_up_a_change_the_watch_missed(kubehub: KubeHub) -> None:
+    kubehub.fleet({"c0": PROD, "c1": DEV})
+    kubehub.placement("p", ONLY_PROD)
+    controller = _start(kubehub)
+    try:
+        assert kubehub.decisions() == {"p-decision-1": ["c0"]}
+        # A change with no watch event (lost to compaction), then history compacted and
+        # the watches ended: only a relist can see it.
+        wait_for(lambda: kubehub.emulator.watches() == 6, what="six watches")
+        kubehub.emulator.set_silently(
+            f"{OCM}/v1", "managedclusters", None, "c1", {"metadata": {"labels": PROD}}
+        )
+        kubehub.emulator.compact()
+        wait_for(lambda: kubehub.decisions() == {"p-decision-1": ["c0", "c1"]})
+        assert "410 Gone (history compacted); relisting" in controller.text()
+        status, metrics = controller.get("/metrics")
+        assert status == 200
+        relists = [line for line in metrics.splitlines() if line.startswith("clusterplace_relists")]
+        assert relists and float(relists[0].split()[-1]) >= 1
+    finally:
+        assert controller.stop() == 0
+
+
+def test_an_ended_watch_resumes_from_its_version_without_a_relist(kubehub: KubeHub) -> None:
+    kubehub.fleet({"c0": PROD, "c1": DEV})
+    kubehub.placement("p", ONLY_PROD)
+    controller = _start(kubehub)
+    try:
+        wait_for(lambda: kubehub.emulator.watches() == 6, what="six watches")
+        kubehub.emulator.end_watches()
+        kubehub.patch("ManagedCluster", "c1", {"metadata": {"labels": PROD}})
+        wait_for(lambda: kubehub.decisions() == {"p-decision-1": ["c0", "c1"]})
+        assert "relisting" not in controller.text()
+        watches = [
+            path
+            for method, path, _ in kubehub.emulator.request_log()
+            if method == "GET" and path.endswith("/managedclusters")
+        ]
+        assert len(watches) >= 3, kubehub.emulator.request_log()  # list, watch, resumed watch
+        assert "clusterplace_relists_total 0.0" in controller.get("/metrics")[1]
+    finally:
+        assert controller.stop() == 0
+
+
+def test_api_errors_back_off_and_retry(kubehub: KubeHub) -> None:
+    kubehub.fleet({"c0": PROD, "c1": DEV})
+    kubehub.placement("p", ONLY_PROD)
+    kubehub.emulator.fail_next("list", "managedclusters", 500, times=2)
+    controller = _start(kubehub)
+    try:
+        assert controller.text().count("; retrying in") == 2
+        assert kubehub.decisions() == {"p-decision-1": ["c0"]}
+        # A failed write: the sync is retried with backoff, and then done.
+        kubehub.emulator.fail_next("patch", "placementdecisions/status", 500)
+        kubehub.patch("ManagedCluster", "c1", {"metadata": {"labels": PROD}})
+        wait_for(lambda: kubehub.decisions() == {"p-decision-1": ["c0", "c1"]})
+        assert "sync ns/p: patch placementdecisions/status" in controller.text()
+        assert "retrying" in controller.text()
+        assert "Traceback" not in controller.text()
+    finally:
+        assert controller.stop() == 0
+
+
+def test_a_conflict_is_read_again_and_retried(kubehub: KubeHub) -> None:
+    kubehub.fleet({"c0": PROD, "c1": DEV})
+    kubehub.placement("p", ONLY_PROD)
+    controller = _start(kubehub)
+    try:
+        # The next status patch of a decision is refused with 409, as when another
+        # writer changed the object since the controller read it.
+        kubehub.emulator.fail_next("patch", "placementdecisions/status", 409)
+        kubehub.patch("ManagedCluster", "c1", {"metadata": {"labels": PROD}})
+        wait_for(lambda: kubehub.decisions() == {"p-decision-1": ["c0", "c1"]})
+        log = kubehub.emulator.request_log()
+        at = max(
+            i
+            for i, (m, p, _) in enumerate(log)
+            if m == "PATCH" and p.endswith("/managedclusters/c1")
+        )
+        after = [
+            (m, p.rsplit("/", 1)[-1])
+            for m, p, _ in log[at + 1 :]
+            if p.endswith(("/p-decision-1", "/p-decision-1/status"))
+        ]
+        assert after[:3] == [("PATCH", "status"), ("GET", "p-decision-1"), ("PATCH", "status")]
+        assert "clusterplace_conflicts_total 1.0" in controller.get("/metrics")[1]
+    finally:
+        assert controller.stop() == 0
+
+
+def test_status_goes_through_the_status_subresource_only(kubehub: KubeHub) -> None:
+    kubehub.fleet({"c0": PROD})
+    kubehub.placement("p")
+    controller = _start(kubehub)
+    assert controller.stop() == 0
+    placement_writes = [(m, p, b) for m, p, b in kubehub.writes() if "/placements/" in p]
+    assert placement_writes, "no Placement status written"
+    for method, path, body in placement_writes:
+        assert (method, path.rsplit("/", 1)[-1]) == ("PATCH", "status")
+        sent = json.loads(body)
+        assert set(sent) == {"metadata", "status"}
+        assert set(sent["metadata"]) == {"uid", "resourceVersion"}  # the preconditions
+    # The spec the user wrote is untouched by the status write.
+    assert kubehub.emulator.objects("placements")[("ns", "p")]["spec"] == {}
+
+
+def test_a_403_is_reported_with_the_rule_to_add_and_exit_1(kubehub: KubeHub) -> None:
+    kubehub.fleet({"c0": PROD})
+    kubehub.placement("p")
+    kubehub.emulator.forbid("patch", "placements/status")
+    controller = Controller(kubehub)
+    code = controller.stop(sig=0, timeout=60)
+    text = controller.text()
+    assert code == 1, text
+    assert "error: forbidden: cannot patch placements/status." + OCM + " ns/p" in text
+    assert f'{{apiGroups: ["{OCM}"], resources: [placements/status], verbs: [patch]}}' in text
+    assert "Traceback" not in text
+
+
+def test_a_403_on_a_list_at_start(kubehub: KubeHub) -> None:
+    kubehub.emulator.forbid("list", "managedclusters")
+    controller = Controller(kubehub)
+    assert controller.stop(sig=0, timeout=60) == 1
+    assert "cannot list managedclusters." + OCM in controller.text()
+    assert "Traceback" not in controller.text()
+
+
+def test_an_invalid_object_is_reported_skipped_and_its_last_good_version_kept(
+    kubehub: KubeHub,
+) -> None:
+    kubehub.fleet({"c0": PROD, "c1": PROD})
+    kubehub.placement("p", ONLY_PROD)
+    controller = _start(kubehub)
+    try:
+        # The emulator does not validate (a real server would refuse most of this):
+        # what arrives is checked as files are.
+        kubehub.patch("ManagedCluster", "c1", {"spec": {"taints": "not a list"}})
+        controller.wait("hub: ManagedCluster/c1: spec.taints")
+        assert "(skipped; its last good version stays in force)" in controller.text()
+        time.sleep(0.5)
+        assert kubehub.decisions() == {"p-decision-1": ["c0", "c1"]}
+        kubehub.patch(
+            "ManagedCluster", "c1", {"spec": {"taints": None}, "metadata": {"labels": DEV}}
+        )
+        wait_for(lambda: kubehub.decisions() == {"p-decision-1": ["c0"]})
+    finally:
+        assert controller.stop() == 0
+
+
+def test_endpoints(kubehub: KubeHub) -> None:
+    kubehub.fleet({"c0": PROD, "c1": DEV})
+    kubehub.placement("p", ONLY_PROD)
+    controller = _start(kubehub)
+    try:
+        assert controller.get("/healthz") == (200, "ok")
+        assert controller.get("/readyz") == (200, "ok")
+        status, metrics = controller.get("/metrics")
+        assert status == 200
+        for name in (
+            'scheduling_scheduling_duration_seconds_bucket{le="1e-06",name="placement_scheduling"}',
+            'scheduling_bind_duration_seconds_count{name="placement_scheduling"}',
+            'workqueue_adds_total{name="SchedulingController"}',
+            'workqueue_depth{name="SchedulingController"} 0.0',
+            'workqueue_queue_duration_seconds_bucket{le="1e-08",name="SchedulingController"}',
+            'workqueue_work_duration_seconds_count{name="SchedulingController"}',
+            'workqueue_retries_total{name="SchedulingController"}',
+            'workqueue_unfinished_work_seconds{name="SchedulingController"}',
+            'workqueue_longest_running_processor_seconds{name="SchedulingController"}',
+        ):
+            assert name in metrics, name
+        assert "_created" not in metrics
+        status, body = controller.get("/debug/placements/ns/p")
+        assert status == 200
+        document = json.loads(body)
+        assert document["kind"] == "PlacementExplanation"
+        clusters = {c["cluster"]: c for c in document["status"]["clusters"]}
+        assert clusters["c0"]["selected"] is True
+        assert clusters["c1"]["selected"] is False
+        assert clusters["c1"]["stage"] == "Predicate"
+        assert controller.get("/debug/placements/ns/nope") == (
+            404,
+            json.dumps({"error": "placement 'nope' not found"}),
+        )
+        assert controller.get("/debug/placements/ns")[0] == 400
+    finally:
+        assert controller.stop() == 0
+
+
+LEASE = (
+    "--leader-election-lease-duration", "3",
+    "--leader-election-renew-deadline", "2",
+    "--leader-election-retry-period", "1",
+    "--namespace", "hub",
+)  # fmt: skip
+
+
+def test_leader_handover_after_kill_9(kubehub: KubeHub) -> None:
+    kubehub.fleet({"c0": PROD, "c1": DEV})
+    kubehub.placement("p", ONLY_PROD)
+    first = Controller(kubehub, *LEASE, election=True)
+    first.wait("watching")
+    second = Controller(kubehub, *LEASE, election=True)
+    try:
+        second.wait("standing by")
+        time.sleep(1.5)
+        assert "leading" not in second.text()
+        status, _ = second.get("/readyz")
+        assert status == 200  # a standby is ready to take over
+        first.stop(signal.SIGKILL)
+        killed = time.monotonic()
+        second.wait("watching", timeout=20)
+        took = time.monotonic() - killed
+        # The lease (3 s) from the last renewal, at most one retry period (1 s) later,
+        # plus listing and the first sync: about 4-5 s; 10 s leaves room for a busy
+        # machine and still fails a takeover that waited for upstream's 137 s.
+        assert took < 10, took
+        kubehub.patch("ManagedCluster", "c1", {"metadata": {"labels": PROD}})
+        wait_for(lambda: kubehub.decisions() == {"p-decision-1": ["c0", "c1"]})
+        lease = kubehub.emulator.objects("leases")[("hub", "placement-lock")]
+        assert lease["spec"]["holderIdentity"].endswith(second_identity(second))
+    finally:
+        assert second.stop() == 0
+    assert "Traceback" not in second.text()
+
+
+def second_identity(controller: Controller) -> str:
+    line = next(li for li in controller.text().splitlines() if "standing by for lease" in li)
+    return line.rsplit(" as ", 1)[1]
+
+
+def test_sigterm_releases_the_lease_for_a_quick_handover(kubehub: KubeHub) -> None:
+    kubehub.fleet({"c0": PROD})
+    kubehub.placement("p")
+    slow = (
+        "--leader-election-lease-duration", "30",
+        "--leader-election-renew-deadline", "20",
+        "--leader-election-retry-period", "1",
+        "--namespace", "hub",
+    )  # fmt: skip
+    first = Controller(kubehub, *slow, election=True)
+    first.wait("watching")
+    second = Controller(kubehub, *slow, election=True)
+    try:
+        second.wait("standing by")
+        assert first.stop() == 0
+        stopped = time.monotonic()
+        lease = kubehub.emulator.objects("leases")[("hub", "placement-lock")]
+        assert "holderIdentity" not in lease["spec"]
+        second.wait("watching", timeout=15)
+        assert time.monotonic() - stopped < 10  # not the 30 s lease
+    finally:
+        assert second.stop() == 0

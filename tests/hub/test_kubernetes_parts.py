@@ -1,0 +1,122 @@
+"""The Kubernetes hub's parts on their own, and the CLI's refusals (no server needed)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from clusterplace.hub.kubernetes.election import ElectionTimes
+from clusterplace.hub.kubernetes.metrics import exponential_buckets
+from clusterplace.hub.kubernetes.resources import (
+    LEASES,
+    PERMISSIONS,
+    PLACEMENTS_STATUS,
+    ApiResource,
+    permission,
+    rbac_rule,
+)
+from clusterplace.hub.kubernetes.source import OwnWrites, decode_object
+
+
+def test_stale_echoes_of_own_writes_are_dropped_and_others_kept() -> None:
+    own = OwnWrites()
+    key = ("PlacementDecision", "ns", "p-decision-1")
+    own.wrote(*key, "7")  # the create
+    own.wrote(*key, "8")  # the status patch that followed
+    assert own.is_stale_echo(key, "7") is True  # older than what we hold
+    assert own.is_stale_echo(key, "8") is False  # the latest: equal to our state
+    assert own.is_stale_echo(key, "7") is False  # forgotten once the latest was seen
+    assert own.is_stale_echo(key, "9") is False  # someone else's write
+    assert own.is_stale_echo(("PlacementDecision", "ns", "other"), "7") is False
+
+
+def test_every_request_is_declared_and_refusals_name_the_rule() -> None:
+    assert permission(PLACEMENTS_STATUS, "patch").scope == "cluster"
+    with pytest.raises(AssertionError, match="not declared"):
+        permission(PLACEMENTS_STATUS, "update")
+    assert rbac_rule(LEASES, "update") == (
+        '{apiGroups: ["coordination.k8s.io"], resources: [leases], verbs: [update]} '
+        "in the Role in the controller's namespace"
+    )
+    resources = [p.resource for p in PERMISSIONS]
+    assert len(resources) == len(set(resources))  # one entry per resource
+    assert str(ApiResource("g.io", "v1", "things/status", "Thing", True)) == "things/status.g.io"
+
+
+def test_buckets_are_upstreams() -> None:
+    # controllers/metrics/metrics.go: ExponentialBuckets(10e-7, 10, 10), Go's arithmetic.
+    buckets = exponential_buckets(10e-7, 10, 10)
+    assert [repr(b) for b in buckets[:3]] == [
+        "1e-06",
+        "9.999999999999999e-06",
+        "9.999999999999999e-05",
+    ]
+    assert len(buckets) == 10
+
+
+def test_election_times_are_checked_as_the_library_checks_them() -> None:
+    assert ElectionTimes().problem() is None  # upstream's 137/107/26
+    assert ElectionTimes(3, 2, 1).problem() is None
+    assert "longer than the renew deadline" in (ElectionTimes(2, 2, 1).problem() or "")
+    assert "1.2 x the retry period" in (ElectionTimes(10, 6, 5).problem() or "")
+
+
+def test_an_object_from_the_server_is_decoded_as_a_file_would_be() -> None:
+    raw = {
+        "apiVersion": "cluster.open-cluster-management.io/v1",
+        "kind": "ManagedCluster",
+        "metadata": {
+            "name": "c1",
+            "resourceVersion": "5",
+            "uid": "u",
+            "managedFields": [{"manager": "kubectl"}],
+        },
+        "spec": {"hubAcceptsClient": True},
+    }
+    obj = decode_object(raw)
+    assert obj.metadata.resource_version == "5"
+    assert obj.metadata.managed_fields is None  # dropped: never read, large
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ((), "give exactly one hub: --hub DIR, --kubeconfig PATH or --in-cluster (none was given)"),
+        (("--hub", ".", "--in-cluster"), "(--hub and --in-cluster)"),
+        (("--in-cluster", "--out", "x"), "--out: only with --hub DIR"),
+        (("--in-cluster", "--once"), "--once: only with --hub DIR"),
+        (("--hub", ".", "--listen", "0:1"), "--listen: only with --kubeconfig or --in-cluster"),
+        (("--in-cluster", "--context", "c"), "--context goes with --kubeconfig"),
+        (("--in-cluster", "--listen", "nope"), "give HOST:PORT"),
+        (
+            ("--in-cluster", "--leader-election-lease-duration", "5",
+             "--leader-election-renew-deadline", "5"),
+            "the lease duration must be longer than the renew deadline",
+        ),
+    ],
+)  # fmt: skip
+def test_usage_errors(run, args: tuple[str, ...], message: str) -> None:
+    result = run("controller", *args)
+    assert result.code in (1, 2), result.stderr
+    assert message in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_kubeconfig_problems_are_clear(run, tmp_path: Path) -> None:
+    missing = run("controller", "--kubeconfig", str(tmp_path / "nope"))
+    assert missing.code == 1
+    assert f"error: kubeconfig {tmp_path / 'nope'}: no such file" in missing.stderr
+    bad = tmp_path / "kubeconfig"
+    bad.write_text("apiVersion: v1\nkind: Config\ncontexts: []\n")
+    result = run("controller", "--kubeconfig", str(bad), "--context", "nope")
+    assert result.code == 1
+    assert f"error: cannot load kubeconfig {bad}:" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_in_cluster_outside_a_pod(run) -> None:
+    result = run("controller", "--in-cluster")
+    assert result.code == 1
+    assert "cannot use the in-cluster configuration" in result.stderr
+    assert "give --kubeconfig" in result.stderr
