@@ -63,6 +63,17 @@ def prepare_s1(size: dict[str, int]) -> Timed:
     return Timed.one(lambda: schedule(fleet, now=NOW), size["placements"])
 
 
+def prepare_s1_events(size: dict[str, int]) -> Timed:
+    """S1, then every placement's events read (the controller writes them; events are
+    built when first read, so S1 alone does not build them)."""
+    fleet = Fleet.of(fleets.s1_fleet(size["clusters"], size["placements"]))
+
+    def call() -> int:
+        return sum(len(r.events) for r in schedule(fleet, now=NOW).placements)
+
+    return Timed.one(call, size["placements"])
+
+
 def prepare_s2(size: dict[str, int]) -> Timed:
     """The indexes another placement really shares (candidate list, allocatable
     amounts, label and claim columns) are built by scheduling S2's warm-up placement,
@@ -187,12 +198,20 @@ def prepare_s5_index(size: dict[str, int]) -> Timed:
 SCENARIOS = [
     in_process(
         "S1",
-        "OCM benchmark: schedule every placement (one run, nothing warmed)",
+        "OCM benchmark: schedule every placement (one run, nothing warmed; events built when read)",
         "placements",
         {"clusters": 1000, "placements": 10000},
         {"clusters": 100, "placements": 50},
         prepare_s1,
         0.5,
+    ),
+    in_process(
+        "S1-events",
+        "S1 with every placement's events read",
+        "placements",
+        {"clusters": 1000, "placements": 10000},
+        {"clusters": 100, "placements": 50},
+        prepare_s1_events,
     ),
     in_process(
         "S2",

@@ -25,6 +25,7 @@ from benchmarks.timed import Timed
 from benchmarks import scenarios
 from clusterplace import codecs, labels
 from clusterplace.api import Fleet
+from clusterplace.scheduling import scheduler
 from clusterplace.scheduling.filters.predicate import PredicateFilter
 from clusterplace.scheduling.filters.taint_toleration import TaintTolerationFilter
 from clusterplace.scheduling.framework import Context
@@ -74,8 +75,14 @@ def _s3(size: Size) -> dict[str, int]:
     return {"predicate": 2 * size["changes"] // 3}
 
 
+def _s1_events(size: Size) -> dict[str, int]:
+    # ... and every placement's events are built.
+    return {**_s1(size), "event lists": size["placements"]}
+
+
 FLOORS: dict[str, Callable[[Size], dict[str, int]]] = {
     "S1": _s1,
+    "S1-events": _s1_events,
     "S2": _s2,
     "S2-cold": _s2,
     "S3": _s3,
@@ -131,6 +138,7 @@ def _instrument(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
         lambda index, req: {"requirements": 1},
     )
     _counting(monkeypatch, labels.Selector, "matches", counts, lambda sel, lab: {"matches": 1})
+    _counting(monkeypatch, scheduler, "_events", counts, lambda *args: {"event lists": 1})
     _counting(
         monkeypatch,
         scenarios,

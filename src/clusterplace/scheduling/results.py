@@ -6,6 +6,7 @@ pipeline imports back from them.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
 
@@ -26,13 +27,26 @@ class PlacementResult:
     placement: Placement
     decisions: list[PlacementDecision]
     deleted: list[str] = field(default_factory=list)
-    events: list[Event] = field(default_factory=list)
+    # The events, or what builds them when they are first read (:attr:`events`): most
+    # runs print decisions and statuses only, and building the events of every
+    # placement was a fifth of a large run.
+    event_source: list[Event] | Callable[[], list[Event]] = field(
+        default_factory=list, repr=False, compare=False
+    )
     outcome: Outcome | None = None
     groups: list[GroupResult] = field(default_factory=list)
     status: Status = field(default_factory=Status.success)
     requeue_after: timedelta | None = None
     skipped: str | None = None  # why the placement was not scheduled at all
     error: str | None = None  # the sync failed; nothing was changed
+
+    @property
+    def events(self) -> list[Event]:
+        """The events of this sync, in the order a hub records them."""
+        source = self.event_source
+        if not isinstance(source, list):
+            source = self.event_source = source()
+        return source
 
     @property
     def satisfied(self) -> bool:
