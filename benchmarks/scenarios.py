@@ -63,13 +63,14 @@ def prepare_s1(size: dict[str, int]) -> Timed:
     return Timed.one(lambda: schedule(fleet, now=NOW), size["placements"])
 
 
-def prepare_s1_events(size: dict[str, int]) -> Timed:
-    """S1, then every placement's events read (the controller writes them; events are
-    built when first read, so S1 alone does not build them)."""
+def prepare_s1_outputs(size: dict[str, int]) -> Timed:
+    """S1, then every placement's new status and events read, as the controller and
+    ``-o yaml`` do (both are built when first read, so S1 alone does not build them)."""
     fleet = Fleet.of(fleets.s1_fleet(size["clusters"], size["placements"]))
 
     def call() -> int:
-        return sum(len(r.events) for r in schedule(fleet, now=NOW).placements)
+        results = schedule(fleet, now=NOW).placements
+        return sum(len(r.events) + bool(r.placement.status) for r in results)
 
     return Timed.one(call, size["placements"])
 
@@ -206,12 +207,12 @@ SCENARIOS = [
         0.5,
     ),
     in_process(
-        "S1-events",
-        "S1 with every placement's events read",
+        "S1-outputs",
+        "S1 with every placement's new status and events read",
         "placements",
         {"clusters": 1000, "placements": 10000},
         {"clusters": 100, "placements": 50},
-        prepare_s1_events,
+        prepare_s1_outputs,
     ),
     in_process(
         "S2",

@@ -75,14 +75,15 @@ def _s3(size: Size) -> dict[str, int]:
     return {"predicate": 2 * size["changes"] // 3}
 
 
-def _s1_events(size: Size) -> dict[str, int]:
-    # ... and every placement's events are built.
-    return {**_s1(size), "event lists": size["placements"]}
+def _s1_outputs(size: Size) -> dict[str, int]:
+    # ... and every placement's status and events are built.
+    placements = size["placements"]
+    return {**_s1(size), "event lists": placements, "statuses": placements}
 
 
 FLOORS: dict[str, Callable[[Size], dict[str, int]]] = {
     "S1": _s1,
-    "S1-events": _s1_events,
+    "S1-outputs": _s1_outputs,
     "S2": _s2,
     "S2-cold": _s2,
     "S3": _s3,
@@ -139,6 +140,7 @@ def _instrument(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
     )
     _counting(monkeypatch, labels.Selector, "matches", counts, lambda sel, lab: {"matches": 1})
     _counting(monkeypatch, scheduler, "_events", counts, lambda *args: {"event lists": 1})
+    _counting(monkeypatch, scheduler, "_with_status", counts, lambda *args: {"statuses": 1})
     _counting(
         monkeypatch,
         scenarios,

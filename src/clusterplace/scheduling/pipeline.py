@@ -79,7 +79,7 @@ class Outcome:
         """Feasible positions by score descending, then name (positions follow names)."""
         if self.ranked_override is not None:
             return self.ranked_override
-        return self.feasible_positions[np.lexsort((self.feasible_positions, -self.total_scores))]
+        return _top(self.feasible_positions, self.total_scores, None)
 
     @property
     def ranked(self) -> list[str]:
@@ -157,14 +157,20 @@ class Outcome:
 
 def _top(positions: np.ndarray, totals: np.ndarray, wanted: int | None) -> np.ndarray:
     """The first ``wanted`` positions by score descending, then name: without sorting the
-    whole list when few are wanted (ties at the cut are all kept, then ordered)."""
+    whole list when few are wanted (ties at the cut are all kept, then ordered).
+
+    Positions are ascending (they follow names), so a stable sort by score alone
+    leaves ties in name order: one sort key instead of two.
+    """
     if wanted is None or wanted >= len(positions):
-        return positions[np.lexsort((positions, -totals))]
+        return positions[np.argsort(-totals, kind="stable")]
     if wanted <= 0:
         return positions[:0]
-    threshold = np.partition(totals, len(totals) - wanted)[len(totals) - wanted]
-    contenders = np.nonzero(totals >= threshold)[0]
-    order = np.lexsort((positions[contenders], -totals[contenders]))
+    negated = -totals
+    cut = negated.copy()
+    cut.partition(wanted - 1)
+    contenders = np.flatnonzero(negated <= cut[wanted - 1])
+    order = negated[contenders].argsort(kind="stable")
     return positions[contenders[order[:wanted]]]
 
 

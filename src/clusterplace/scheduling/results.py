@@ -22,14 +22,18 @@ __all__ = ["PlacementResult", "ScheduleResult"]
 
 @dataclass
 class PlacementResult:
-    """One placement after scheduling: its new status, decisions, events and why."""
+    """One placement after scheduling: its new status, decisions, events and why.
 
-    placement: Placement
+    The placement with its new status and the events are built when first read
+    (:attr:`placement`, :attr:`events`), from what the sync decided, which is final
+    when the result is made: a run that reads neither (the decision store needs only
+    the decisions) does not pay for them, and one that reads them gets the same
+    objects it would have got at once.
+    """
+
+    placement_source: Placement | Callable[[], Placement] = field(repr=False, compare=False)
     decisions: list[PlacementDecision]
     deleted: list[str] = field(default_factory=list)
-    # The events, or what builds them when they are first read (:attr:`events`): most
-    # runs print decisions and statuses only, and building the events of every
-    # placement was a fifth of a large run.
     event_source: list[Event] | Callable[[], list[Event]] = field(
         default_factory=list, repr=False, compare=False
     )
@@ -39,6 +43,14 @@ class PlacementResult:
     requeue_after: timedelta | None = None
     skipped: str | None = None  # why the placement was not scheduled at all
     error: str | None = None  # the sync failed; nothing was changed
+
+    @property
+    def placement(self) -> Placement:
+        """The placement with its status after this sync."""
+        source = self.placement_source
+        if not isinstance(source, Placement):
+            source = self.placement_source = source()
+        return source
 
     @property
     def events(self) -> list[Event]:

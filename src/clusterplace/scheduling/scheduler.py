@@ -20,6 +20,7 @@ from clusterplace.scheduling.conditions import (
     set_condition,
 )
 from clusterplace.scheduling.decisions import (
+    GroupResult,
     build_decisions,
     make_groups,
 )
@@ -98,6 +99,39 @@ def _deleted(old: list[PlacementDecision], new: Iterable[PlacementDecision]) -> 
     return [pd.name for pd in old if pd.name not in kept]
 
 
+def _with_status(
+    placement: Placement,
+    selected: int,
+    groups: tuple[GroupResult, ...],
+    status: Status,
+    outcome: Outcome,
+    now: datetime,
+) -> Placement:
+    """``placement`` with the status this sync gives it (built when the result's
+    placement is first read)."""
+    conditions = list((placement.status.conditions if placement.status else None) or [])
+    conditions = set_condition(conditions, misconfigured_condition(status, now))
+    conditions = set_condition(conditions, satisfied_condition(placement, outcome, status, now))
+    # One validation in pydantic's core is faster than model_construct from Python; the
+    # conditions are models already, which it takes as they are.
+    new_status = PlacementStatus.model_validate(
+        {
+            "numberOfSelectedClusters": selected,
+            "decisionGroups": [
+                {
+                    "decisionGroupIndex": g.index,
+                    "decisionGroupName": g.name,
+                    "decisions": list(g.decision_names),
+                    "clusterCount": len(g.clusters),
+                }
+                for g in groups
+            ],
+            "conditions": conditions,
+        }
+    )
+    return placement.model_copy(update={"status": new_status})
+
+
 def schedule_one(snapshot: Snapshot, placement: Placement, now: datetime) -> PlacementResult:
     """Schedule one placement against the snapshot's decisions; the store is not changed
     (the caller records the new decisions, so a replay can evaluate any step)."""
@@ -127,26 +161,6 @@ def schedule_one(snapshot: Snapshot, placement: Placement, now: datetime) -> Pla
         status = Status.misconfigured("", group_error)
     deleted = _deleted(old, decisions)
     events = partial(_events, placement, old, tuple(decisions), status, outcome)
-    conditions = list((placement.status.conditions if placement.status else None) or [])
-    conditions = set_condition(conditions, misconfigured_condition(status, now))
-    conditions = set_condition(conditions, satisfied_condition(placement, outcome, status, now))
-    # One validation in pydantic's core is faster than model_construct from Python; the
-    # conditions are models already, which it takes as they are.
-    new_status = PlacementStatus.model_validate(
-        {
-            "numberOfSelectedClusters": len(selected),
-            "decisionGroups": [
-                {
-                    "decisionGroupIndex": g.index,
-                    "decisionGroupName": g.name,
-                    "decisions": list(g.decision_names),
-                    "clusterCount": len(g.clusters),
-                }
-                for g in groups
-            ],
-            "conditions": conditions,
-        }
-    )
-    updated = placement.model_copy(update={"status": new_status})
+    updated = partial(_with_status, placement, len(selected), tuple(groups), status, outcome, now)
     requeue = None if outcome.requeue_at is None else outcome.requeue_at - now
     return PlacementResult(updated, decisions, deleted, events, outcome, groups, status, requeue)
