@@ -224,7 +224,9 @@ def run_pipeline(snapshot: Snapshot, placement: Placement, now: datetime) -> Out
         outcome.raw_scores[name] = (positions, scored.scores, scored.present)
         # Clusters without a score hold 0 in ``scores``, so they add nothing.
         weight = weighted.weight
-        weighted_scores.append(scored.scores if weight == 1 else weight * scored.scores)
+        weighted_scores.append(
+            scored.scores if weight == 1 else np.multiply(scored.scores, weight, dtype=np.int64)
+        )
     totals = _sum(weighted_scores, len(positions))
     outcome.feasible_positions, outcome.total_scores = positions, totals
 

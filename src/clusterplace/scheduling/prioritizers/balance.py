@@ -37,7 +37,9 @@ def _table(max_count: int) -> np.ndarray:
     """The score of every count from 0 to ``max_count``. Each count Balance scores lies in
     that range, so one lookup replaces the arithmetic, and placements that see the same
     largest count (most of a run's) share the table."""
-    table = _scores(np.arange(max_count + 1), max_count)
+    # Scores lie in [-100, 100]: 16 bits keep each placement's copy (its raw Balance
+    # scores, kept with its outcome for explanations) a quarter of the size.
+    table = _scores(np.arange(max_count + 1), max_count).astype(np.int16)
     table.flags.writeable = False  # shared
     return table
 
