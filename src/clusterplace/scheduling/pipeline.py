@@ -155,23 +155,54 @@ class Outcome:
         )
 
 
-def _top(positions: np.ndarray, totals: np.ndarray, wanted: int | None) -> np.ndarray:
+def _top(
+    positions: np.ndarray, totals: np.ndarray, wanted: int | None, key: _Key | None = None
+) -> np.ndarray:
     """The first ``wanted`` positions by score descending, then name: without sorting the
     whole list when few are wanted (ties at the cut are all kept, then ordered).
 
     Positions are ascending (they follow names), so a stable sort by score alone
-    leaves ties in name order: one sort key instead of two.
+    leaves ties in name order. With ``key`` (scores are known to be small enough),
+    score and position are one integer, ``position - total * stride``, whose smallest
+    ``wanted`` values are the answer: a partition and a sort of ``wanted`` numbers,
+    with no separate handling of ties.
     """
     if wanted is None or wanted >= len(positions):
         return positions[np.argsort(-totals, kind="stable")]
     if wanted <= 0:
         return positions[:0]
+    if key is not None:
+        combined = positions - totals * key.stride
+        combined.partition(wanted - 1)
+        top = combined[:wanted]
+        top.sort()
+        chosen: np.ndarray = top & key.mask
+        return chosen
     negated = -totals
     cut = negated.copy()
     cut.partition(wanted - 1)
     contenders = np.flatnonzero(negated <= cut[wanted - 1])
     order = negated[contenders].argsort(kind="stable")
     return positions[contenders[order[:wanted]]]
+
+
+@dataclass(frozen=True)
+class _Key:
+    """How score and position make one int64 key: ``position - total * stride``, with
+    every position below ``stride`` (a power of two, so ``key & mask`` is the
+    position) and every total small enough that no key overflows."""
+
+    stride: int
+    mask: int
+
+    @classmethod
+    def fitting(cls, clusters: int, limit: int | None) -> _Key | None:
+        """The key for positions below ``clusters`` and totals within ``±limit`` (None:
+        unknown, or too large for 64 bits)."""
+        if limit is None:
+            return None
+        stride = 1 << max(clusters - 1, 1).bit_length()
+        return cls(stride, stride - 1) if (limit + 1) * stride < 1 << 62 else None
 
 
 def _sum(arrays: list[np.ndarray], size: int) -> np.ndarray:
@@ -212,6 +243,7 @@ def run_pipeline(snapshot: Snapshot, placement: Placement, now: datetime) -> Out
         outcome.status = status
         return outcome
     weighted_scores: list[np.ndarray] = []
+    limit: int | None = 0  # no total is larger in absolute value (None: not known)
     for weighted in prioritizers:
         prioritizer = weighted.prioritizer
         scored = prioritizer.score_positions(ctx, positions)
@@ -226,6 +258,9 @@ def run_pipeline(snapshot: Snapshot, placement: Placement, now: datetime) -> Out
         weight = weighted.weight
         weighted_scores.append(
             scored.scores if weight == 1 else np.multiply(scored.scores, weight, dtype=np.int64)
+        )
+        limit = (
+            None if limit is None or scored.limit is None else limit + abs(weight) * scored.limit
         )
     totals = _sum(weighted_scores, len(positions))
     outcome.feasible_positions, outcome.total_scores = positions, totals
@@ -250,7 +285,8 @@ def run_pipeline(snapshot: Snapshot, placement: Placement, now: datetime) -> Out
         rest = outcome.ranked_positions[~np.isin(outcome.ranked_positions, picked)]
         outcome.ranked_override = np.concatenate([picked, rest])
     else:
-        outcome.selected = snapshot.names_of(_top(positions, totals, wanted))
+        key = _Key.fitting(len(snapshot.names), limit)
+        outcome.selected = snapshot.names_of(_top(positions, totals, wanted, key))
     if wanted is not None:
         outcome.unscheduled = wanted - len(outcome.selected)
     # Any plugin may ask to run again at a time (TaintToleration: a toleration expiring).

@@ -15,6 +15,9 @@ from clusterplace.scheduling.framework import DECISIONS, Context, PrioritizerPlu
 __all__ = ["BalancePrioritizer", "balance_score"]
 
 
+# 2 * int(100 * (0.5 - u)) for a usage u in [0, 1], or 100.
+LIMIT = 100
+
 # Largest count for which Balance looks scores up in a table of every possible score.
 TABLE_LIMIT = 4096
 
@@ -68,7 +71,7 @@ class BalancePrioritizer(PrioritizerPlugin):
             outside = max(c - own.get(n, 0) for n, c in store.outside.items())
             max_count = max(max_count, outside)
         if max_count <= 0:
-            return Scored(np.full(len(positions), 100, dtype=np.int64))
+            return Scored(np.full(len(positions), 100, dtype=np.int64), limit=LIMIT)
         if max_count > TABLE_LIMIT:
-            return Scored(_scores(chosen, max_count))
-        return Scored(_table(max_count)[chosen])
+            return Scored(_scores(chosen, max_count), limit=LIMIT)
+        return Scored(_table(max_count)[chosen], limit=LIMIT)

@@ -33,6 +33,10 @@ def allocatable(cluster: ManagedCluster, resource: str) -> float | None:
     return value.approx_float
 
 
+# trunc(((v - low) / (high - low) - 0.5) * 200) for low <= v <= high, or 100.
+LIMIT = 100
+
+
 class ResourcePrioritizer(PrioritizerPlugin):
     reads = frozenset({RESOURCES})
 
@@ -49,14 +53,14 @@ class ResourcePrioritizer(PrioritizerPlugin):
         present = ~np.isnan(values)
         scores = np.zeros(len(positions), dtype=np.int64)
         if not present.any():
-            return Scored(scores, present)
+            return Scored(scores, present, limit=LIMIT)
         scored = values[present]
         low, high = float(scored.min()), float(scored.max())
         if high == low:
             scores[present] = 100
         else:
             scores[present] = np.trunc(((scored - low) / (high - low) - 0.5) * 2.0 * 100.0)
-        return Scored(scores, present)
+        return Scored(scores, present, limit=LIMIT)
 
 
 # Resources read together: the cost of a pass over a large fleet is reaching each
