@@ -30,13 +30,18 @@ def run_fresh(name: str, size: dict[str, int]) -> tuple[tuple[float, float], flo
     return run, peak_kib
 
 
-def measure(scenario: Scenario, size: dict[str, int], repeat: int) -> tuple[float, float, float]:
-    """(median seconds, units per second, peak MiB), each run in a fresh process."""
+def measure(
+    scenario: Scenario, size: dict[str, int], repeat: int
+) -> tuple[float, float, float, tuple[float, float]]:
+    """(median seconds, units per second, peak MiB, (fastest, slowest) seconds), each
+    run in a fresh process."""
     results = [run_fresh(scenario.name, size) for _ in range(repeat)]
-    seconds = statistics.median(run[0] for run, _ in results)
+    times = [run[0] for run, _ in results]
+    seconds = statistics.median(times)
     units = results[0][0][1]
     peak_kib = max(peak for _, peak in results)
-    return seconds, units / seconds if seconds else float("inf"), peak_kib / 1024
+    rate = units / seconds if seconds else float("inf")
+    return seconds, rate, peak_kib / 1024, (min(times), max(times))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -59,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     for scenario in chosen:
         size = scenario.quick if args.quick else scenario.sizes
-        seconds, rate, peak = measure(scenario, size, repeat)
+        seconds, rate, peak, (fastest, slowest) = measure(scenario, size, repeat)
         target = "" if scenario.target is None or args.quick else f"{scenario.target:g} s"
         rows.append(
             [
@@ -67,6 +72,7 @@ def main(argv: list[str] | None = None) -> int:
                 scenario.description,
                 " ".join(f"{k}={v}" for k, v in size.items()),
                 f"{seconds:.4f} s",
+                f"{fastest:.4f}–{slowest:.4f} s",
                 f"{rate:,.0f} {scenario.unit}/s",
                 f"{peak:,.0f} MiB",
                 target,
@@ -75,7 +81,8 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout.flush()
     print(
         format_table(
-            ["SCENARIO", "WHAT", "SIZE", "MEDIAN", "THROUGHPUT", "PEAK RSS", "TARGET"], rows
+            ["SCENARIO", "WHAT", "SIZE", "MEDIAN", "RANGE", "THROUGHPUT", "PEAK RSS", "TARGET"],
+            rows,
         ),
         end="",
     )
