@@ -42,9 +42,6 @@ class Outcome:
         default_factory=dict
     )
     feasible_positions: np.ndarray = field(default_factory=lambda: _EMPTY)
-    total_scores: np.ndarray = field(
-        default_factory=lambda: _EMPTY
-    )  # aligned with feasible_positions
     # Set when spread selection fixed the order; otherwise derived from the totals.
     ranked_override: np.ndarray | None = None
     selected: list[str] = field(default_factory=list)
@@ -68,6 +65,22 @@ class Outcome:
     @property
     def feasible(self) -> list[str]:
         return self._names(self.feasible_positions)
+
+    @property
+    def total_scores(self) -> np.ndarray:
+        """Total score of every feasible cluster, aligned with ``feasible_positions``.
+
+        Worked out from the raw scores and weights each time it is asked for, not
+        kept: a run keeps every placement's outcome, and a copy of the totals for each
+        was most of a large run's memory growth (and its page faults).
+        """
+        if not len(self.feasible_positions):
+            return _EMPTY
+        weighted = [
+            values if self.weights[name] == 1 else _times(values, self.weights[name])
+            for name, (_, values, _) in self.raw_scores.items()
+        ]
+        return _sum(weighted, len(self.feasible_positions))
 
     @cached_property
     def totals(self) -> dict[str, int]:
@@ -220,6 +233,12 @@ def _sum(arrays: list[np.ndarray], size: int) -> np.ndarray:
     return total
 
 
+def _times(scores: np.ndarray, weight: int) -> np.ndarray:
+    """``weight * scores`` in 64 bits (scores may be stored in fewer)."""
+    weighted: np.ndarray = np.multiply(scores, weight, dtype=np.int64)
+    return weighted
+
+
 def _merge(current: Status, new: Status) -> Status:
     # A Warning does not stop scheduling; upstream keeps the last one (no merging).
     return new if new.code == Code.WARNING else current
@@ -256,21 +275,19 @@ def run_pipeline(snapshot: Snapshot, placement: Placement, now: datetime) -> Out
         outcome.raw_scores[name] = (positions, scored.scores, scored.present)
         # Clusters without a score hold 0 in ``scores``, so they add nothing.
         weight = weighted.weight
-        weighted_scores.append(
-            scored.scores if weight == 1 else np.multiply(scored.scores, weight, dtype=np.int64)
-        )
+        weighted_scores.append(scored.scores if weight == 1 else _times(scored.scores, weight))
         limit = (
             None if limit is None or scored.limit is None else limit + abs(weight) * scored.limit
         )
     totals = _sum(weighted_scores, len(positions))
-    outcome.feasible_positions, outcome.total_scores = positions, totals
+    outcome.feasible_positions = positions
 
     wanted = placement.spec.number_of_clusters
     if wanted is not None and wanted < 0:
         outcome.status = Status.misconfigured(
             "", f"numberOfClusters must not be negative, got {wanted}"
         )
-        outcome.feasible_positions, outcome.total_scores = _EMPTY, _EMPTY
+        outcome.feasible_positions = _EMPTY
         return outcome
     constraints = spread_constraints(placement)
     if constraints:
@@ -289,9 +306,13 @@ def run_pipeline(snapshot: Snapshot, placement: Placement, now: datetime) -> Out
         outcome.selected = snapshot.names_of(_top(positions, totals, wanted, key))
     if wanted is not None:
         outcome.unscheduled = wanted - len(outcome.selected)
-    # Any plugin may ask to run again at a time (TaintToleration: a toleration expiring).
-    plugins: list[FilterPlugin | PrioritizerPlugin] = [*FILTERS]
+    # Any plugin may ask to run again at a time (TaintToleration: a toleration expiring);
+    # filters that keep the base class's answer (never) are not asked.
+    plugins: list[FilterPlugin | PrioritizerPlugin] = [*_REQUEUING_FILTERS]
     plugins += [w.prioritizer for w in prioritizers]
     times = [at for plugin in plugins if (at := plugin.requeue_at(ctx)) is not None]
     outcome.requeue_at = min(times, default=None)
     return outcome
+
+
+_REQUEUING_FILTERS = tuple(f for f in FILTERS if type(f).requeue_at is not FilterPlugin.requeue_at)
