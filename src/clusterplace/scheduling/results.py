@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 
 from clusterplace.api import Placement, PlacementDecision
+from clusterplace.collector import collector_paused
 from clusterplace.scheduling.decisions import GroupResult
 from clusterplace.scheduling.events import Event
 from clusterplace.scheduling.framework import Status
@@ -49,7 +50,8 @@ class PlacementResult:
         """The placement with its status after this sync."""
         source = self.placement_source
         if not isinstance(source, Placement):
-            source = self.placement_source = source()
+            with collector_paused():  # as if built with the run (see clusterplace.collector)
+                source = self.placement_source = source()
         return source
 
     @property
@@ -57,7 +59,8 @@ class PlacementResult:
         """The events of this sync, in the order a hub records them."""
         source = self.event_source
         if not isinstance(source, list):
-            source = self.event_source = source()
+            with collector_paused():
+                source = self.event_source = source()
         return source
 
     @property
