@@ -1,8 +1,9 @@
 """``python -m benchmarks [--quick] [--repeat N] [--only S1,S2]``: run the scenarios, print a table.
 
-Each scenario runs in a fresh process (so peak memory is its own), ``--repeat`` times;
-the table shows the median wall time. ``--quick`` runs every scenario at a small size
-(for CI: it keeps the suite from rotting and asserts nothing about time).
+Each run of a scenario is a fresh process (so peak memory is its own, and nothing one
+run remembers serves the next), ``--repeat`` runs; the table shows the median.
+``--quick`` runs every scenario at a small size (for CI: it keeps the suite from
+rotting and asserts nothing about time).
 """
 
 from __future__ import annotations
@@ -18,17 +19,29 @@ from benchmarks.scenarios import SCENARIOS, Scenario, run_in_child
 from clusterplace.outputs import format_table
 
 
-def measure(scenario: Scenario, size: dict[str, int], repeat: int) -> tuple[float, float, float]:
-    """(median seconds, units per second, peak MiB) from a fresh process."""
+def run_fresh(name: str, size: dict[str, int]) -> tuple[tuple[float, float], float]:
+    """One run of scenario ``name`` in a fresh process: ((seconds, units), peak KiB)."""
     ctx = mp.get_context("spawn")
     queue = ctx.Queue()
-    proc = ctx.Process(target=run_in_child, args=(scenario.name, size, repeat, queue))
+    proc = ctx.Process(target=run_in_child, args=(name, size, queue))
     proc.start()
-    runs, peak_kib = queue.get()
+    run, peak_kib = queue.get()
     proc.join()
-    seconds = statistics.median(r[0] for r in runs)
-    units = runs[0][1]
-    return seconds, units / seconds if seconds else float("inf"), peak_kib / 1024
+    return run, peak_kib
+
+
+def measure(
+    scenario: Scenario, size: dict[str, int], repeat: int
+) -> tuple[float, float, float, tuple[float, float]]:
+    """(median seconds, units per second, peak MiB, (fastest, slowest) seconds), each
+    run in a fresh process."""
+    results = [run_fresh(scenario.name, size) for _ in range(repeat)]
+    times = [run[0] for run, _ in results]
+    seconds = statistics.median(times)
+    units = results[0][0][1]
+    peak_kib = max(peak for _, peak in results)
+    rate = units / seconds if seconds else float("inf")
+    return seconds, rate, peak_kib / 1024, (min(times), max(times))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -56,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     for scenario in chosen:
         size = scenario.quick if args.quick else scenario.sizes
-        seconds, rate, peak = measure(scenario, size, repeat)
+        seconds, rate, peak, (fastest, slowest) = measure(scenario, size, repeat)
         target = "" if scenario.target is None or args.quick else f"{scenario.target:g} s"
         rows.append(
             [
@@ -64,6 +77,7 @@ def main(argv: list[str] | None = None) -> int:
                 scenario.description,
                 " ".join(f"{k}={v}" for k, v in size.items()),
                 f"{seconds:.4f} s",
+                f"{fastest:.4f}–{slowest:.4f} s",
                 f"{rate:,.0f} {scenario.unit}/s",
                 f"{peak:,.0f} MiB",
                 target,
@@ -72,7 +86,8 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout.flush()
     print(
         format_table(
-            ["SCENARIO", "WHAT", "SIZE", "MEDIAN", "THROUGHPUT", "PEAK RSS", "TARGET"], rows
+            ["SCENARIO", "WHAT", "SIZE", "MEDIAN", "RANGE", "THROUGHPUT", "PEAK RSS", "TARGET"],
+            rows,
         ),
         end="",
     )

@@ -196,6 +196,49 @@ def s2_fleet(clusters: int, seed: int = 7) -> list[KubeObject]:
     return objects
 
 
+S2_PLACEMENT = ("benchmark", "big")
+S2_WARM = ("benchmark", "warm-up")
+
+
+def s2_warm_placement() -> Placement:
+    """A placement in S2's namespace whose predicates differ from S2's (another region,
+    other platforms), so scheduling it first warms only what placements really share:
+    the candidate list and the per-cluster columns, not S2's filters or scores."""
+    return Placement.model_validate(
+        {
+            "apiVersion": f"{G}/v1beta1",
+            "kind": "Placement",
+            "metadata": {"name": S2_WARM[1], "namespace": S2_WARM[0]},
+            "spec": {
+                "numberOfClusters": 100,
+                "predicates": [
+                    {
+                        "requiredClusterSelector": {
+                            "labelSelector": {"matchLabels": {"region": "eu"}},
+                            "claimSelector": {
+                                "matchExpressions": [
+                                    {
+                                        "key": "platform.open-cluster-management.io",
+                                        "operator": "In",
+                                        "values": ["Azure", "Other"],
+                                    }
+                                ]
+                            },
+                        }
+                    }
+                ],
+                "prioritizerPolicy": {
+                    "mode": "Exact",
+                    "configurations": [
+                        {"scoreCoordinate": {"builtIn": "ResourceAllocatableCPU"}},
+                        {"scoreCoordinate": {"builtIn": "ResourceAllocatableMemory"}},
+                    ],
+                },
+            },
+        }
+    )
+
+
 def s6_fleet(clusters: int, placements: int) -> list[KubeObject]:
     """S2's large fleet with ``placements`` placements like its one (``big-0``...),
     alternating between regions and asking for different numbers of clusters."""

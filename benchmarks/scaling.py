@@ -7,26 +7,25 @@ plots them side by side (matplotlib, a development dependency).
 from __future__ import annotations
 
 import statistics
-from collections.abc import Callable
 from pathlib import Path
-
-from benchmarks.scenarios import run_s1, run_s2
 
 PLACEMENTS = (1000, 2000, 5000, 10000)
 CLUSTERS = (10000, 25000, 50000, 100000)
 
 
-def _median(
-    run: Callable[[dict[str, int]], tuple[float, float]], size: dict[str, int], repeat: int
-) -> float:
-    return statistics.median(run(size)[0] for _ in range(repeat))
+def _median(name: str, size: dict[str, int], repeat: int) -> float:
+    from benchmarks.__main__ import run_fresh
+
+    return statistics.median(run_fresh(name, size)[0][0] for _ in range(repeat))
 
 
 def measure(repeat: int) -> tuple[list[tuple[int, float]], list[tuple[int, float]]]:
+    """S1 over growing placements and S2 (warm indexes, other placement) over growing
+    fleets: the scenarios themselves, each run in a fresh process."""
     by_placements = [
-        (p, _median(run_s1, {"clusters": 1000, "placements": p}, repeat)) for p in PLACEMENTS
+        (p, _median("S1", {"clusters": 1000, "placements": p}, repeat)) for p in PLACEMENTS
     ]
-    by_clusters = [(c, _median(run_s2, {"clusters": c}, repeat)) for c in CLUSTERS]
+    by_clusters = [(c, _median("S2", {"clusters": c}, repeat)) for c in CLUSTERS]
     return by_placements, by_clusters
 
 

@@ -9,6 +9,7 @@ when it is not empty; terminating clusters are dropped.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -21,6 +22,7 @@ from clusterplace.api import (
 )
 from clusterplace.errors import ClusterplaceError
 from clusterplace.labels import Selector, SelectorError, from_label_selector, parse
+from clusterplace.scheduling.columns import LabelColumns
 from clusterplace.scheduling.snapshot import Snapshot, SnapshotIndex
 
 __all__ = [
@@ -46,16 +48,36 @@ class Candidates:
     bindings: list[ManagedClusterSetBinding]
     eligible_sets: list[str]
     clusters: list[ManagedCluster]
-    # Every set (eligible) a candidate cluster belongs to, for explanations.
-    member_of: dict[str, list[str]] = field(default_factory=dict)
+    # The candidates of each eligible set, as ascending positions in the snapshot.
+    set_members: dict[str, np.ndarray] = field(default_factory=dict)
     # Clusters that would have been candidates but are being deleted.
     terminating: list[str] = field(default_factory=list)
     # The candidates' positions in the snapshot (ascending, i.e. name order).
     positions: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
     def has(self, position: int) -> bool:
-        at = int(np.searchsorted(self.positions, position))
-        return at < len(self.positions) and int(self.positions[at]) == position
+        return _has(self.positions, position)
+
+    def sets_of(self, position: int) -> list[str]:
+        """The eligible sets the candidate at ``position`` belongs to, in name order."""
+        return [s for s in self.eligible_sets if _has(self.set_members[s], position)]
+
+    @cached_property
+    def member_of(self) -> dict[str, list[str]]:
+        """Every set (eligible) a candidate cluster belongs to, by cluster name, for
+        explanations (worked out when asked: a large fleet's run rarely needs it)."""
+        out: dict[str, list[str]] = {}
+        for set_name in self.eligible_sets:
+            members = self.set_members[set_name]
+            at = np.searchsorted(self.positions, members).tolist()
+            for cluster in map(self.clusters.__getitem__, at):
+                out.setdefault(cluster.name, []).append(set_name)
+        return out
+
+
+def _has(positions: np.ndarray, position: int) -> bool:
+    at = int(np.searchsorted(positions, position))
+    return at < len(positions) and int(positions[at]) == position
 
 
 def set_selector(snapshot: Snapshot, set_name: str) -> Selector:
@@ -104,6 +126,10 @@ class CandidatesIndex(SnapshotIndex):
 
     def __init__(self, snapshot: Snapshot) -> None:
         super().__init__(snapshot)
+        # Lists are built from the label columns, also when a replaced cluster changes
+        # one: registering the columns first has the snapshot bring them up to date
+        # before this index (indexes are told of a change in registration order).
+        snapshot.index_of(LabelColumns)
         self._lists: dict[CandidatesKey, Candidates] = {}
         self._selectors: dict[str, Selector] = {}
         # What the last cluster replacement did to the lists, for whoever reacts to it.
@@ -141,7 +167,7 @@ class CandidatesIndex(SnapshotIndex):
             now = (bool(sets) and not cluster.terminating, bool(sets) and cluster.terminating)
             if not any(was + now):
                 continue  # neither a candidate nor terminating, before or after
-            if was == now and (not now[0] or before.member_of.get(name) == sets):
+            if was == now and (not now[0] or before.sets_of(position) == sets):
                 if now[0]:  # same membership: swap in the new object
                     before.clusters[int(np.searchsorted(before.positions, position))] = cluster
                 self.last_changes.append(ListChange(key, before, before))
@@ -154,25 +180,32 @@ class CandidatesIndex(SnapshotIndex):
 
 
 def _find(snapshot: Snapshot, namespace: str, wanted: tuple[str, ...]) -> Candidates:
-    """The candidate list of ``namespace`` with ``spec.clusterSets`` ``wanted``, built."""
+    """The candidate list of ``namespace`` with ``spec.clusterSets`` ``wanted``, built.
+
+    Each set's members come from the label columns (one lookup per requirement over
+    the whole fleet, exactly ``selector.matches``); positions follow names, so the
+    members are in name order.
+    """
     bindings = [b for b in snapshot.bindings.get(namespace, []) if b.name in snapshot.cluster_sets]
     names = {b.name for b in bindings}
     if wanted:
         names &= set(wanted)
     eligible = sorted(names)
-    chosen: dict[str, ManagedCluster] = {}
-    member_of: dict[str, list[str]] = {}
+    columns = snapshot.index_of(LabelColumns)
+    everyone = np.arange(len(snapshot.names), dtype=np.int64)
+    deleting = columns.deleting()
+    set_members: dict[str, np.ndarray] = {}
     terminating: set[str] = set()
     for set_name in eligible:
-        selector = set_selector(snapshot, set_name)
-        for cluster in snapshot.clusters.values():
-            if not selector.matches(cluster.labels):
-                continue
-            if cluster.terminating:
-                terminating.add(cluster.name)
-                continue
-            chosen[cluster.name] = cluster
-            member_of.setdefault(cluster.name, []).append(set_name)
-    clusters = [chosen[n] for n in sorted(chosen)]
-    positions = np.array([snapshot.index[c.name] for c in clusters], dtype=np.int64)
-    return Candidates(bindings, eligible, clusters, member_of, sorted(terminating), positions)
+        members = everyone[columns.select("labels", set_selector(snapshot, set_name), everyone)]
+        gone = deleting[members]
+        if gone.any():
+            terminating.update(snapshot.names_of(members[gone]))
+            members = members[~gone]
+        set_members[set_name] = members
+    chosen = list(set_members.values())
+    positions = (
+        chosen[0] if len(chosen) == 1 else np.unique(np.concatenate(chosen or [everyone[:0]]))
+    )
+    clusters = snapshot.clusters_of(positions)
+    return Candidates(bindings, eligible, clusters, set_members, sorted(terminating), positions)

@@ -120,6 +120,9 @@ class Scored:
     scores: np.ndarray
     present: np.ndarray | None = None
     status: Status = field(default_factory=Status.success)
+    # No score is larger than this in absolute value (None: not known). Selection
+    # uses it to know that one combined sort key cannot overflow.
+    limit: int | None = None
 
 
 @dataclass

@@ -42,9 +42,6 @@ class Outcome:
         default_factory=dict
     )
     feasible_positions: np.ndarray = field(default_factory=lambda: _EMPTY)
-    total_scores: np.ndarray = field(
-        default_factory=lambda: _EMPTY
-    )  # aligned with feasible_positions
     # Set when spread selection fixed the order; otherwise derived from the totals.
     ranked_override: np.ndarray | None = None
     selected: list[str] = field(default_factory=list)
@@ -69,6 +66,22 @@ class Outcome:
     def feasible(self) -> list[str]:
         return self._names(self.feasible_positions)
 
+    @property
+    def total_scores(self) -> np.ndarray:
+        """Total score of every feasible cluster, aligned with ``feasible_positions``.
+
+        Worked out from the raw scores and weights each time it is asked for, not
+        kept: a run keeps every placement's outcome, and a copy of the totals for each
+        was most of a large run's memory growth (and its page faults).
+        """
+        if not len(self.feasible_positions):
+            return _EMPTY
+        weighted = [
+            values if self.weights[name] == 1 else _times(values, self.weights[name])
+            for name, (_, values, _) in self.raw_scores.items()
+        ]
+        return _sum(weighted, len(self.feasible_positions))
+
     @cached_property
     def totals(self) -> dict[str, int]:
         """Total score of every feasible cluster (upstream's scoreSum), by name."""
@@ -79,7 +92,7 @@ class Outcome:
         """Feasible positions by score descending, then name (positions follow names)."""
         if self.ranked_override is not None:
             return self.ranked_override
-        return self.feasible_positions[np.lexsort((self.feasible_positions, -self.total_scores))]
+        return _top(self.feasible_positions, self.total_scores, None)
 
     @property
     def ranked(self) -> list[str]:
@@ -155,17 +168,54 @@ class Outcome:
         )
 
 
-def _top(positions: np.ndarray, totals: np.ndarray, wanted: int | None) -> np.ndarray:
+def _top(
+    positions: np.ndarray, totals: np.ndarray, wanted: int | None, key: _Key | None = None
+) -> np.ndarray:
     """The first ``wanted`` positions by score descending, then name: without sorting the
-    whole list when few are wanted (ties at the cut are all kept, then ordered)."""
+    whole list when few are wanted (ties at the cut are all kept, then ordered).
+
+    Positions are ascending (they follow names), so a stable sort by score alone
+    leaves ties in name order. With ``key`` (scores are known to be small enough),
+    score and position are one integer, ``position - total * stride``, whose smallest
+    ``wanted`` values are the answer: a partition and a sort of ``wanted`` numbers,
+    with no separate handling of ties.
+    """
     if wanted is None or wanted >= len(positions):
-        return positions[np.lexsort((positions, -totals))]
+        return positions[np.argsort(-totals, kind="stable")]
     if wanted <= 0:
         return positions[:0]
-    threshold = np.partition(totals, len(totals) - wanted)[len(totals) - wanted]
-    contenders = np.nonzero(totals >= threshold)[0]
-    order = np.lexsort((positions[contenders], -totals[contenders]))
+    if key is not None:
+        combined = positions - totals * key.stride
+        combined.partition(wanted - 1)
+        top = combined[:wanted]
+        top.sort()
+        chosen: np.ndarray = top & key.mask
+        return chosen
+    negated = -totals
+    cut = negated.copy()
+    cut.partition(wanted - 1)
+    contenders = np.flatnonzero(negated <= cut[wanted - 1])
+    order = negated[contenders].argsort(kind="stable")
     return positions[contenders[order[:wanted]]]
+
+
+@dataclass(frozen=True)
+class _Key:
+    """How score and position make one int64 key: ``position - total * stride``, with
+    every position below ``stride`` (a power of two, so ``key & mask`` is the
+    position) and every total small enough that no key overflows."""
+
+    stride: int
+    mask: int
+
+    @classmethod
+    def fitting(cls, clusters: int, limit: int | None) -> _Key | None:
+        """The key for positions below ``clusters`` and totals within ``±limit`` (None:
+        unknown, or too large for 64 bits)."""
+        if limit is None:
+            return None
+        stride = 1 << max(clusters - 1, 1).bit_length()
+        return cls(stride, stride - 1) if (limit + 1) * stride < 1 << 62 else None
 
 
 def _sum(arrays: list[np.ndarray], size: int) -> np.ndarray:
@@ -181,6 +231,12 @@ def _sum(arrays: list[np.ndarray], size: int) -> np.ndarray:
     for array in arrays[2:]:
         total += array
     return total
+
+
+def _times(scores: np.ndarray, weight: int) -> np.ndarray:
+    """``weight * scores`` in 64 bits (scores may be stored in fewer)."""
+    weighted: np.ndarray = np.multiply(scores, weight, dtype=np.int64)
+    return weighted
 
 
 def _merge(current: Status, new: Status) -> Status:
@@ -206,6 +262,7 @@ def run_pipeline(snapshot: Snapshot, placement: Placement, now: datetime) -> Out
         outcome.status = status
         return outcome
     weighted_scores: list[np.ndarray] = []
+    limit: int | None = 0  # no total is larger in absolute value (None: not known)
     for weighted in prioritizers:
         prioritizer = weighted.prioritizer
         scored = prioritizer.score_positions(ctx, positions)
@@ -218,16 +275,19 @@ def run_pipeline(snapshot: Snapshot, placement: Placement, now: datetime) -> Out
         outcome.raw_scores[name] = (positions, scored.scores, scored.present)
         # Clusters without a score hold 0 in ``scores``, so they add nothing.
         weight = weighted.weight
-        weighted_scores.append(scored.scores if weight == 1 else weight * scored.scores)
+        weighted_scores.append(scored.scores if weight == 1 else _times(scored.scores, weight))
+        limit = (
+            None if limit is None or scored.limit is None else limit + abs(weight) * scored.limit
+        )
     totals = _sum(weighted_scores, len(positions))
-    outcome.feasible_positions, outcome.total_scores = positions, totals
+    outcome.feasible_positions = positions
 
     wanted = placement.spec.number_of_clusters
     if wanted is not None and wanted < 0:
         outcome.status = Status.misconfigured(
             "", f"numberOfClusters must not be negative, got {wanted}"
         )
-        outcome.feasible_positions, outcome.total_scores = _EMPTY, _EMPTY
+        outcome.feasible_positions = _EMPTY
         return outcome
     constraints = spread_constraints(placement)
     if constraints:
@@ -242,12 +302,17 @@ def run_pipeline(snapshot: Snapshot, placement: Placement, now: datetime) -> Out
         rest = outcome.ranked_positions[~np.isin(outcome.ranked_positions, picked)]
         outcome.ranked_override = np.concatenate([picked, rest])
     else:
-        outcome.selected = snapshot.names_of(_top(positions, totals, wanted))
+        key = _Key.fitting(len(snapshot.names), limit)
+        outcome.selected = snapshot.names_of(_top(positions, totals, wanted, key))
     if wanted is not None:
         outcome.unscheduled = wanted - len(outcome.selected)
-    # Any plugin may ask to run again at a time (TaintToleration: a toleration expiring).
-    plugins: list[FilterPlugin | PrioritizerPlugin] = [*FILTERS]
+    # Any plugin may ask to run again at a time (TaintToleration: a toleration expiring);
+    # filters that keep the base class's answer (never) are not asked.
+    plugins: list[FilterPlugin | PrioritizerPlugin] = [*_REQUEUING_FILTERS]
     plugins += [w.prioritizer for w in prioritizers]
     times = [at for plugin in plugins if (at := plugin.requeue_at(ctx)) is not None]
     outcome.requeue_at = min(times, default=None)
     return outcome
+
+
+_REQUEUING_FILTERS = tuple(f for f in FILTERS if type(f).requeue_at is not FilterPlugin.requeue_at)

@@ -6,10 +6,12 @@ pipeline imports back from them.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
 
 from clusterplace.api import Placement, PlacementDecision
+from clusterplace.collector import collector_paused
 from clusterplace.scheduling.decisions import GroupResult
 from clusterplace.scheduling.events import Event
 from clusterplace.scheduling.framework import Status
@@ -21,18 +23,45 @@ __all__ = ["PlacementResult", "ScheduleResult"]
 
 @dataclass
 class PlacementResult:
-    """One placement after scheduling: its new status, decisions, events and why."""
+    """One placement after scheduling: its new status, decisions, events and why.
 
-    placement: Placement
+    The placement with its new status and the events are built when first read
+    (:attr:`placement`, :attr:`events`), from what the sync decided, which is final
+    when the result is made: a run that reads neither (the decision store needs only
+    the decisions) does not pay for them, and one that reads them gets the same
+    objects it would have got at once.
+    """
+
+    placement_source: Placement | Callable[[], Placement] = field(repr=False, compare=False)
     decisions: list[PlacementDecision]
     deleted: list[str] = field(default_factory=list)
-    events: list[Event] = field(default_factory=list)
+    event_source: list[Event] | Callable[[], list[Event]] = field(
+        default_factory=list, repr=False, compare=False
+    )
     outcome: Outcome | None = None
     groups: list[GroupResult] = field(default_factory=list)
     status: Status = field(default_factory=Status.success)
     requeue_after: timedelta | None = None
     skipped: str | None = None  # why the placement was not scheduled at all
     error: str | None = None  # the sync failed; nothing was changed
+
+    @property
+    def placement(self) -> Placement:
+        """The placement with its status after this sync."""
+        source = self.placement_source
+        if not isinstance(source, Placement):
+            with collector_paused():  # as if built with the run (see clusterplace.collector)
+                source = self.placement_source = source()
+        return source
+
+    @property
+    def events(self) -> list[Event]:
+        """The events of this sync, in the order a hub records them."""
+        source = self.event_source
+        if not isinstance(source, list):
+            with collector_paused():
+                source = self.event_source = source()
+        return source
 
     @property
     def satisfied(self) -> bool:

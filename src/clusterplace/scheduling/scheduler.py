@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import UTC, datetime
+from functools import partial
 
 from clusterplace.api import Fleet, KubeObject, Placement, PlacementDecision
 from clusterplace.api.placement import DISABLE_SCHEDULING_ANNOTATION, PlacementStatus
@@ -19,6 +20,7 @@ from clusterplace.scheduling.conditions import (
     set_condition,
 )
 from clusterplace.scheduling.decisions import (
+    GroupResult,
     build_decisions,
     make_groups,
 )
@@ -60,10 +62,12 @@ def schedule(source: Fleet | Iterable[KubeObject], now: datetime | None = None) 
 def _events(
     placement: Placement,
     old: list[PlacementDecision],
-    new: list[PlacementDecision],
+    new: tuple[PlacementDecision, ...],
     status: Status,
     outcome: Outcome,
-) -> tuple[list[Event], list[str]]:
+) -> list[Event]:
+    """The sync's events (built when the result's events are first read: everything
+    they depend on is final when the placement has been scheduled)."""
     ns, name = placement.namespace, placement.name
     before = {pd.name: pd for pd in old}
     events: list[Event] = []
@@ -86,10 +90,46 @@ def _events(
             if message is None:
                 message = outcome.score_message()
             events.append(score_event(pd.name, message))
+    events.extend(decision_event("DecisionDelete", pd, name, ns) for pd in _deleted(old, new))
+    return events
+
+
+def _deleted(old: list[PlacementDecision], new: Iterable[PlacementDecision]) -> list[str]:
     kept = {pd.name for pd in new}
-    deleted = [pd.name for pd in old if pd.name not in kept]
-    events.extend(decision_event("DecisionDelete", pd, name, ns) for pd in deleted)
-    return events, deleted
+    return [pd.name for pd in old if pd.name not in kept]
+
+
+def _with_status(
+    placement: Placement,
+    selected: int,
+    groups: tuple[GroupResult, ...],
+    status: Status,
+    outcome: Outcome,
+    now: datetime,
+) -> Placement:
+    """``placement`` with the status this sync gives it (built when the result's
+    placement is first read)."""
+    conditions = list((placement.status.conditions if placement.status else None) or [])
+    conditions = set_condition(conditions, misconfigured_condition(status, now))
+    conditions = set_condition(conditions, satisfied_condition(placement, outcome, status, now))
+    # One validation in pydantic's core is faster than model_construct from Python; the
+    # conditions are models already, which it takes as they are.
+    new_status = PlacementStatus.model_validate(
+        {
+            "numberOfSelectedClusters": selected,
+            "decisionGroups": [
+                {
+                    "decisionGroupIndex": g.index,
+                    "decisionGroupName": g.name,
+                    "decisions": list(g.decision_names),
+                    "clusterCount": len(g.clusters),
+                }
+                for g in groups
+            ],
+            "conditions": conditions,
+        }
+    )
+    return placement.model_copy(update={"status": new_status})
 
 
 def schedule_one(snapshot: Snapshot, placement: Placement, now: datetime) -> PlacementResult:
@@ -119,27 +159,8 @@ def schedule_one(snapshot: Snapshot, placement: Placement, now: datetime) -> Pla
     if group_error is not None:
         # Upstream lets a group-generation error override the scheduler's status.
         status = Status.misconfigured("", group_error)
-    events, deleted = _events(placement, old, decisions, status, outcome)
-    conditions = list((placement.status.conditions if placement.status else None) or [])
-    conditions = set_condition(conditions, misconfigured_condition(status, now))
-    conditions = set_condition(conditions, satisfied_condition(placement, outcome, status, now))
-    # One validation in pydantic's core is faster than model_construct from Python; the
-    # conditions are models already, which it takes as they are.
-    new_status = PlacementStatus.model_validate(
-        {
-            "numberOfSelectedClusters": len(selected),
-            "decisionGroups": [
-                {
-                    "decisionGroupIndex": g.index,
-                    "decisionGroupName": g.name,
-                    "decisions": list(g.decision_names),
-                    "clusterCount": len(g.clusters),
-                }
-                for g in groups
-            ],
-            "conditions": conditions,
-        }
-    )
-    updated = placement.model_copy(update={"status": new_status})
+    deleted = _deleted(old, decisions)
+    events = partial(_events, placement, old, tuple(decisions), status, outcome)
+    updated = partial(_with_status, placement, len(selected), tuple(groups), status, outcome, now)
     requeue = None if outcome.requeue_at is None else outcome.requeue_at - now
     return PlacementResult(updated, decisions, deleted, events, outcome, groups, status, requeue)

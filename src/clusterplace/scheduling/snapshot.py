@@ -162,14 +162,13 @@ class Snapshot:
     :meth:`replace_cluster` and :meth:`replace_score`."""
 
     def __init__(self, fleet: Fleet) -> None:
-        self.clusters: dict[str, ManagedCluster] = {
-            n: fleet.clusters[n] for n in sorted(fleet.clusters)
-        }
+        self.clusters: dict[str, ManagedCluster] = dict(sorted(fleet.clusters.items()))
         # Clusters by position: positions follow name order, so sorting positions sorts names.
         self.names: list[str] = list(self.clusters)
         self.cluster_list: list[ManagedCluster] = list(self.clusters.values())
         self.index: dict[str, int] = {name: i for i, name in enumerate(self.names)}
-        self.tainted = np.array([bool(c.taints) for c in self.cluster_list], dtype=bool)
+        # ``spec.taints`` itself, not the ``taints`` property: one call fewer per cluster.
+        self.tainted = np.array([bool(c.spec.taints) for c in self.cluster_list], dtype=bool)
         self.cluster_sets: dict[str, ManagedClusterSet] = dict(fleet.cluster_sets)
         self.bindings: dict[str, list[ManagedClusterSetBinding]] = defaultdict(list)
         for (namespace, _), binding in sorted(fleet.bindings.items()):

@@ -106,7 +106,9 @@ class FilterChains(SnapshotIndex):
     ) -> None:
         key = (ctx.placement.namespace, ctx.placement.name)
         self._forget(key)
-        self._chains[key] = _Chain(ctx.placement, ctx.now, Counter(own), candidates, steps)
+        # ``own`` is kept as it is: the decision store replaces a placement's counts when
+        # its decisions change and never changes them in place.
+        self._chains[key] = _Chain(ctx.placement, ctx.now, own, candidates, steps)
         self._holders.setdefault(id(candidates), (candidates, set()))[1].add(key)
 
     def _forget(self, key: Key) -> None:

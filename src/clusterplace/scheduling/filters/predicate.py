@@ -10,6 +10,7 @@ import numpy as np
 from clusterplace.api import ManagedCluster, Placement
 from clusterplace.api.placement import ClusterPredicate
 from clusterplace.labels import Selector, SelectorError, from_label_selector, from_requirements
+from clusterplace.scheduling.columns import LabelColumns
 from clusterplace.scheduling.filters.cel import CelCompileError, CelProgram, Meter, compile_all
 from clusterplace.scheduling.framework import (
     ADDON_SCORES,
@@ -87,15 +88,19 @@ def _first_failure(predicate: _Compiled, cluster: ManagedCluster, ctx: Context) 
     if not predicate.claims.matches(claims):
         req = next(r for r in predicate.claims if not r.matches(claims))
         return f"claim requirement {req} not met (claims: {_show(claims, req.key)})"
-    if predicate.cel:
-        obj = ctx.snapshot.unstructured(cluster)
-        meter = Meter()  # one runtime budget for all of the cluster's expressions
-        for program in predicate.cel:
-            failed = program.evaluate(
-                obj, lambda res: ctx.snapshot.cel_scores(cluster.name, res), meter
-            )
-            if failed is not None:
-                return f"CEL expression {program.source!r} {failed}"
+    return _cel_failure(predicate, cluster, ctx) if predicate.cel else None
+
+
+def _cel_failure(predicate: _Compiled, cluster: ManagedCluster, ctx: Context) -> str | None:
+    """Why the predicate's CEL expressions do not all match the cluster, or None."""
+    obj = ctx.snapshot.unstructured(cluster)
+    meter = Meter()  # one runtime budget for all of the cluster's expressions
+    for program in predicate.cel:
+        failed = program.evaluate(
+            obj, lambda res: ctx.snapshot.cel_scores(cluster.name, res), meter
+        )
+        if failed is not None:
+            return f"CEL expression {program.source!r} {failed}"
     return None
 
 
@@ -117,6 +122,54 @@ def has_cel(placement: Placement) -> bool:
     return False
 
 
+# From this many clusters on, selectors are answered by the label columns (a few array
+# operations per requirement) rather than one ``matches`` call per cluster; below it,
+# as when an incremental run judges one changed cluster, the calls are cheaper.
+COLUMNS_FROM = 32
+
+
+def _keep_each(ctx: Context, compiled: list[_Compiled], positions: np.ndarray) -> np.ndarray:
+    """Which clusters at ``positions`` some predicate matches, cluster by cluster."""
+    snapshot = ctx.snapshot
+    listing = snapshot.cluster_list
+    keep = np.zeros(len(positions), dtype=bool)
+    for n, position in enumerate(positions.tolist()):
+        cluster = listing[position]
+        labels = cluster.labels
+        for predicate in compiled:
+            if not predicate.labels.matches(labels):
+                continue
+            if not predicate.claims.is_empty() and not predicate.claims.matches(
+                snapshot.claims(cluster)
+            ):
+                continue
+            if predicate.cel and _cel_failure(predicate, cluster, ctx) is not None:
+                continue
+            keep[n] = True
+            break
+    return keep
+
+
+def _keep_by_columns(ctx: Context, compiled: list[_Compiled], positions: np.ndarray) -> np.ndarray:
+    """The same verdicts as :func:`_keep_each`, predicate by predicate over all clusters:
+    selectors through the label columns; CEL, cluster by cluster, only where the
+    cluster loop would evaluate it (selectors match, no earlier predicate matched)."""
+    columns = ctx.snapshot.index_of(LabelColumns)
+    listing = ctx.snapshot.cluster_list
+    keep = np.zeros(len(positions), dtype=bool)
+    for predicate in compiled:
+        match = columns.select("labels", predicate.labels, positions)
+        if not predicate.claims.is_empty():
+            match &= columns.select("claims", predicate.claims, positions)
+        if not predicate.cel:
+            keep |= match
+            continue
+        for n in np.flatnonzero(match & ~keep).tolist():
+            if _cel_failure(predicate, listing[int(positions[n])], ctx) is None:
+                keep[n] = True
+    return keep
+
+
 class PredicateFilter(FilterPlugin):
     reads = frozenset({LABELS, CLAIMS, CLUSTER, ADDON_SCORES})  # CEL reads anything
 
@@ -132,24 +185,9 @@ class PredicateFilter(FilterPlugin):
             compiled = _compile_all(ctx)
         except (SelectorError, CelCompileError) as err:
             return Filtered(positions[:0], Status.misconfigured(NAME, str(err)))
-        snapshot = ctx.snapshot
-        listing = snapshot.cluster_list
-        keep = np.zeros(len(positions), dtype=bool)
-        for n, position in enumerate(positions.tolist()):
-            cluster = listing[position]
-            labels = cluster.labels
-            for predicate in compiled:
-                if not predicate.labels.matches(labels):
-                    continue
-                if not predicate.claims.is_empty() and not predicate.claims.matches(
-                    snapshot.claims(cluster)
-                ):
-                    continue
-                if predicate.cel and _first_failure(predicate, cluster, ctx) is not None:
-                    continue
-                keep[n] = True
-                break
-        return Filtered(positions[keep])
+        if len(positions) < COLUMNS_FROM:
+            return Filtered(positions[_keep_each(ctx, compiled, positions)])
+        return Filtered(positions[_keep_by_columns(ctx, compiled, positions)])
 
     def explain(self, ctx: Context, cluster: ManagedCluster) -> str | None:
         try:

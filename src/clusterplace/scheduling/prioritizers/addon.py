@@ -46,18 +46,28 @@ class AddOnScoreIndex(SnapshotIndex):
         super().__init__(snapshot)
         self._tables: dict[tuple[str, str, datetime], tuple[np.ndarray, np.ndarray]] = {}
         self._moment: datetime | None = None
+        # For each table, a bound on its scores' absolute values (kept by changes: it
+        # may stay above the largest after one shrinks, which is still a bound).
+        self._limits: dict[tuple[str, str, datetime], int] = {}
 
     def values(
         self, resource: str, score_name: str, now: datetime
     ) -> tuple[np.ndarray, np.ndarray]:
         if now != self._moment:
             self._tables.clear()
+            self._limits.clear()
             self._moment = now
         key = (resource, score_name, now)
         found = self._tables.get(key)
         if found is None:
             found = self._tables[key] = self._build(resource, score_name, now)
+            self._limits[key] = int(np.abs(found[0]).max()) if len(found[0]) else 0
         return found
+
+    def limit(self, resource: str, score_name: str, now: datetime) -> int:
+        """No score of :meth:`values` (same arguments) is larger in absolute value."""
+        self.values(resource, score_name, now)
+        return self._limits[(resource, score_name, now)]
 
     def _build(
         self, resource: str, score_name: str, now: datetime
@@ -77,9 +87,12 @@ class AddOnScoreIndex(SnapshotIndex):
 
     def on_score_changed(self, position: int, resource: str) -> None:
         found = self.snapshot.scores.get((self.snapshot.names[position], resource))
-        for (table_resource, score_name, now), (values, expired) in self._tables.items():
+        for key, (values, expired) in self._tables.items():
+            table_resource, score_name, now = key
             if table_resource == resource:
-                values[position], expired[position] = _entry(found, score_name, now)
+                value, expired[position] = _entry(found, score_name, now)
+                values[position] = value
+                self._limits[key] = max(self._limits[key], abs(value))
 
 
 class AddOnPrioritizer(PrioritizerPlugin):
@@ -103,11 +116,11 @@ class AddOnPrioritizer(PrioritizerPlugin):
     def _score(self, ctx: Context, positions: np.ndarray) -> Scored:
         index = ctx.snapshot.index_of(AddOnScoreIndex)
         values, expired = index.values(self.resource_name, self.score_name, ctx.now)
+        limit = index.limit(self.resource_name, self.score_name, ctx.now)
         scores = values[positions]
         stale = positions[expired[positions]]
         if len(stale):
             names = " ".join(f"{n}/{self.resource_name}" for n in ctx.snapshot.names_of(stale))
-            return Scored(
-                scores, None, Status.warning(self.name, f"AddOnPlacementScores {names} expired")
-            )
-        return Scored(scores)
+            warning = Status.warning(self.name, f"AddOnPlacementScores {names} expired")
+            return Scored(scores, None, warning, limit)
+        return Scored(scores, limit=limit)

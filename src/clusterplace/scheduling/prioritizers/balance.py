@@ -16,6 +16,9 @@ from clusterplace.scheduling.snapshot import DecisionStore
 __all__ = ["BalancePrioritizer", "balance_score", "largest_count"]
 
 
+# 2 * int(100 * (0.5 - u)) for a usage u in [0, 1], or 100.
+LIMIT = 100
+
 # Largest count for which Balance looks scores up in a table of every possible score.
 TABLE_LIMIT = 4096
 
@@ -38,7 +41,9 @@ def _table(max_count: int) -> np.ndarray:
     """The score of every count from 0 to ``max_count``. Each count Balance scores lies in
     that range, so one lookup replaces the arithmetic, and placements that see the same
     largest count (most of a run's) share the table."""
-    table = _scores(np.arange(max_count + 1), max_count)
+    # Scores lie in [-100, 100]: 16 bits keep each placement's copy (its raw Balance
+    # scores, kept with its outcome for explanations) a quarter of the size.
+    table = _scores(np.arange(max_count + 1), max_count).astype(np.int16)
     table.flags.writeable = False  # shared
     return table
 
@@ -82,7 +87,7 @@ class BalancePrioritizer(PrioritizerPlugin):
             outside = max(c - own.get(n, 0) for n, c in store.outside.items())
             max_count = max(max_count, outside)
         if max_count <= 0:
-            return Scored(np.full(len(positions), 100, dtype=np.int64))
+            return Scored(np.full(len(positions), 100, dtype=np.int64), limit=LIMIT)
         if max_count > TABLE_LIMIT:
-            return Scored(_scores(chosen, max_count))
-        return Scored(_table(max_count)[chosen])
+            return Scored(_scores(chosen, max_count), limit=LIMIT)
+        return Scored(_table(max_count)[chosen], limit=LIMIT)

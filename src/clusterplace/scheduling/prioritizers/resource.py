@@ -33,6 +33,10 @@ def allocatable(cluster: ManagedCluster, resource: str) -> float | None:
     return value.approx_float
 
 
+# trunc(((v - low) / (high - low) - 0.5) * 200) for low <= v <= high, or 100.
+LIMIT = 100
+
+
 class ResourcePrioritizer(PrioritizerPlugin):
     reads = frozenset({RESOURCES})
 
@@ -49,14 +53,44 @@ class ResourcePrioritizer(PrioritizerPlugin):
         present = ~np.isnan(values)
         scores = np.zeros(len(positions), dtype=np.int64)
         if not present.any():
-            return Scored(scores, present)
+            return Scored(scores, present, limit=LIMIT)
         scored = values[present]
         low, high = float(scored.min()), float(scored.max())
         if high == low:
             scores[present] = 100
         else:
             scores[present] = np.trunc(((scored - low) / (high - low) - 0.5) * 2.0 * 100.0)
-        return Scored(scores, present)
+        return Scored(scores, present, limit=LIMIT)
+
+
+# Resources read together: the cost of a pass over a large fleet is reaching each
+# cluster's status, so the usual pair (CPU and memory policies go together) is read
+# in one pass when either is first asked for.
+_TOGETHER = ("cpu", "memory")
+
+
+def _amounts(clusters: list[ManagedCluster], resources: tuple[str, ...]) -> list[np.ndarray]:
+    """:func:`allocatable` of every cluster (NaN for None) for each of ``resources``, in
+    one loop. Quantities of equal text are one object (parsing is cached), so each
+    distinct one is converted once."""
+    nan = float("nan")
+    floats: dict[int, float] = {}
+    amounts: list[list[float]] = [[] for _ in resources]
+    for cluster in clusters:
+        status = cluster.status
+        allocatable = capacity = None
+        if status is not None:
+            allocatable, capacity = status.allocatable, status.capacity
+        for resource, column in zip(resources, amounts, strict=True):
+            value = allocatable.get(resource) if allocatable and capacity else None
+            if value is None or capacity is None or resource not in capacity:
+                column.append(nan)
+                continue
+            amount = floats.get(id(value))
+            if amount is None:
+                amount = floats[id(value)] = value.approx_float
+            column.append(amount)
+    return [np.array(column, dtype=np.float64) for column in amounts]
 
 
 class AllocatableIndex(SnapshotIndex):
@@ -70,9 +104,11 @@ class AllocatableIndex(SnapshotIndex):
     def values(self, resource: str) -> np.ndarray:
         found = self._values.get(resource)
         if found is None:
-            amounts = [allocatable(c, resource) for c in self.snapshot.cluster_list]
-            found = np.array([np.nan if v is None else v for v in amounts], dtype=np.float64)
-            self._values[resource] = found
+            together = _TOGETHER if resource in _TOGETHER else (resource,)
+            wanted = tuple(r for r in together if r not in self._values)
+            columns = _amounts(self.snapshot.cluster_list, wanted)
+            self._values.update(zip(wanted, columns, strict=True))
+            found = self._values[resource]
         return found
 
     def on_cluster_replaced(self, position: int, old: ManagedCluster) -> None:

@@ -18,4 +18,4 @@ class SteadyPrioritizer(PrioritizerPlugin):
         existing = ctx.snapshot.decisions.own_clusters(placement.namespace, placement.name)
         index = ctx.snapshot.index
         mine = np.array([index[n] for n in existing if n in index], dtype=np.int64)
-        return Scored(np.where(np.isin(positions, mine), 100, 0).astype(np.int64))
+        return Scored(np.where(np.isin(positions, mine), 100, 0).astype(np.int64), limit=100)
