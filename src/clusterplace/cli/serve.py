@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 from datetime import datetime
 from pathlib import Path
 
@@ -27,6 +28,13 @@ __all__ = ["serve"]
     help="A directory hub run by 'clusterplace controller': follow its live state.",
 )
 @click.option(
+    "--kubeconfig",
+    metavar="PATH",
+    type=click.Path(path_type=Path),
+    help="A Kubernetes hub (OCM): list its objects, again every 5 s while pages are open.",
+)
+@click.option("--context", metavar="NAME", help="The kubeconfig context (with --kubeconfig).")
+@click.option(
     "--module",
     "module_dir",
     metavar="DIR",
@@ -45,6 +53,8 @@ def serve(
     filenames: tuple[str, ...],
     recursive: bool,
     hub: str | None,
+    kubeconfig: Path | None,
+    context: str | None,
     module_dir: str | None,
     host: str,
     port: int,
@@ -61,7 +71,14 @@ def serve(
     from clusterplace.defkit.module import load_module
     from clusterplace.web import Explorer, create_app
 
-    source = fleet_source(filenames, recursive, hub)
+    if kubeconfig is not None:
+        if filenames or hub is not None:
+            raise click.UsageError("give one of -f, --hub and --kubeconfig")
+        source = kube_source(kubeconfig, context)
+    elif context is not None:
+        raise click.UsageError("--context goes with --kubeconfig")
+    else:
+        source = fleet_source(filenames, recursive, hub)
     module = load_module(module_dir) if module_dir is not None else None
     explorer = Explorer(source, now, module)
     warn_unknown(explorer.run.fleet.unknown)
@@ -92,6 +109,28 @@ def fleet_source(filenames: tuple[str, ...], recursive: bool, hub: str | None) -
         version=lambda: _tree_version(root, out),
         events=out / "events.jsonl",
         label=f"--hub {hub}",
+    )
+
+
+KUBE_RELIST_S = 5.0  # how often the explorer lists a Kubernetes hub again, at most
+
+
+def kube_source(kubeconfig: Path, context: str | None) -> FleetSource:
+    """A Kubernetes hub, listed when the explorer starts and again when a page asks
+    after :data:`KUBE_RELIST_S` (a read-only tool: list, no watch, no lease)."""
+    from clusterplace.api import Fleet
+    from clusterplace.hub.kubernetes.listing import list_hub_objects
+    from clusterplace.hub.kubernetes.run import KubeOptions
+
+    options = KubeOptions(kubeconfig=kubeconfig, context=context)
+
+    def report(message: str) -> None:
+        click.echo(f"serve: {message}", err=True)
+
+    return FleetSource(
+        load=lambda: Fleet.of(list_hub_objects(options, report)),
+        version=lambda: int(time.monotonic() // KUBE_RELIST_S),
+        label=f"--kubeconfig {kubeconfig}" + (f" --context {context}" if context else ""),
     )
 
 
