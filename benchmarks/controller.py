@@ -18,7 +18,7 @@ from clusterplace.hub.directory import OutLayout, run_directory_controller
 from clusterplace.hub.directory.sink import DirectorySink
 from clusterplace.outputs.serialize import dump_yaml_documents
 
-__all__ = ["run_change_latency", "run_cold_start"]
+__all__ = ["relabelled", "run_change_latency", "run_cold_start"]
 
 NOW = datetime(2026, 11, 22, tzinfo=UTC)
 
@@ -43,7 +43,8 @@ def run_cold_start(size: dict[str, int]) -> tuple[float, float]:
     return seconds, size["placements"]
 
 
-def _relabelled(cluster: ManagedCluster, rng: random.Random) -> ManagedCluster:
+def relabelled(cluster: ManagedCluster, rng: random.Random) -> ManagedCluster:
+    """``cluster`` moved to another environment (a label every S3 placement reads)."""
     body = cluster.to_dict()
     labels = body["metadata"]["labels"]
     labels["environment"] = rng.choice(
@@ -73,7 +74,7 @@ def run_change_latency(size: dict[str, int], quantile: float = 0.5) -> tuple[flo
             name = f"cluster{rng.randrange(size['clusters'])}"
             old = reconciler.state.fleet.clusters[name]
             start = time.perf_counter()
-            reconciler.observe([ObjectChange(old, _relabelled(old, rng))])
+            reconciler.observe([ObjectChange(old, relabelled(old, rng))])
             asyncio.run(reconciler.drain())
             times.append(time.perf_counter() - start)
     times.sort()

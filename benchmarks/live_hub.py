@@ -27,7 +27,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benchmarks import fleets
+from benchmarks.controller import relabelled
 from clusterplace.api import KubeObject, ManagedCluster
+from clusterplace.hub.directory.files import write_atomic
 from clusterplace.outputs.serialize import dump_yaml_documents
 
 __all__ = ["LiveFigures", "measure_live_hub"]
@@ -55,12 +57,6 @@ class LiveFigures:
         return ordered[min(len(ordered) - 1, round(0.99 * (len(ordered) - 1)))]
 
 
-def _write_atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text)
-    tmp.replace(path)
-
-
 def _write_hub(hub: Path, objects: list[KubeObject]) -> dict[str, ManagedCluster]:
     hub.mkdir(parents=True)
     clusters = {o.name: o for o in objects if isinstance(o, ManagedCluster)}
@@ -69,15 +65,6 @@ def _write_hub(hub: Path, objects: list[KubeObject]) -> dict[str, ManagedCluster
     rest = [o.to_dict() for o in objects if not isinstance(o, ManagedCluster)]
     (hub / "fleet.yaml").write_text(dump_yaml_documents(rest))
     return clusters
-
-
-def _relabelled(cluster: ManagedCluster, rng: random.Random) -> ManagedCluster:
-    body = cluster.to_dict()
-    labels = body["metadata"]["labels"]
-    labels["environment"] = rng.choice(
-        [e for e in fleets.ENVIRONMENTS if e != labels.get("environment")]
-    )
-    return ManagedCluster.model_validate(body)
 
 
 class _Controller:
@@ -145,16 +132,16 @@ def measure_live_hub(size: dict[str, int], seed: int = 23) -> LiveFigures:
             latencies = []
             for _ in range(size["changes"]):
                 name = f"cluster{rng.randrange(size['clusters'])}"
-                clusters[name] = _relabelled(clusters[name], rng)
+                clusters[name] = relabelled(clusters[name], rng)
                 start = time.perf_counter()
-                _write_atomic(hub / f"{name}.yaml", dump_yaml_documents([clusters[name].to_dict()]))
+                write_atomic(hub / f"{name}.yaml", dump_yaml_documents([clusters[name].to_dict()]))
                 latencies.append(controller.next_sync(start) - start)
                 controller.quiet_after(0.05)
             names = rng.sample(sorted(clusters), size["burst"])
             start = time.perf_counter()
             for name in names:
-                clusters[name] = _relabelled(clusters[name], rng)
-                _write_atomic(hub / f"{name}.yaml", dump_yaml_documents([clusters[name].to_dict()]))
+                clusters[name] = relabelled(clusters[name], rng)
+                write_atomic(hub / f"{name}.yaml", dump_yaml_documents([clusters[name].to_dict()]))
             burst_seconds = controller.quiet_after(1.0) - start
             idle, peak = controller.memory()
         finally:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from clusterplace.cli._common import load_hub, now_option, warn_unknown
+from clusterplace.cli._common import load_hub, now_option, warn, warn_unknown
 from clusterplace.codecs import expand_sources, load_fleet
 from clusterplace.errors import InputError
 from clusterplace.web.state import FleetSource
@@ -123,12 +123,8 @@ def kube_source(kubeconfig: Path, context: str | None) -> FleetSource:
     from clusterplace.hub.kubernetes.run import KubeOptions
 
     options = KubeOptions(kubeconfig=kubeconfig, context=context)
-
-    def report(message: str) -> None:
-        click.echo(f"serve: {message}", err=True)
-
     return FleetSource(
-        load=lambda: Fleet.of(list_hub_objects(options, report)),
+        load=lambda: Fleet.of(list_hub_objects(options, warn)),
         version=lambda: int(time.monotonic() // KUBE_RELIST_S),
         label=f"--kubeconfig {kubeconfig}" + (f" --context {context}" if context else ""),
     )

@@ -39,7 +39,6 @@ from clusterplace.scheduling.prioritizers.addon import AddOnPrioritizer
 from clusterplace.scheduling.prioritizers.balance import largest_count
 from clusterplace.scheduling.prioritizers.policy import Policies, spread_constraints
 from clusterplace.scheduling.reach import (
-    contains,
     filter_trail,
     filters_read,
     reads_labels_beyond_filters,
@@ -49,7 +48,7 @@ from clusterplace.scheduling.reach import (
 )
 from clusterplace.scheduling.reads import ADDON_SCORES, CLAIMS, LABELS, cluster_changes
 from clusterplace.scheduling.results import PlacementResult
-from clusterplace.scheduling.snapshot import Snapshot
+from clusterplace.scheduling.snapshot import Snapshot, contains
 
 __all__ = ["Freshness", "SyncRecord", "sync_record"]
 
@@ -150,9 +149,6 @@ class Freshness:
         self._by_candidates: dict[CandidatesKey, set[Key]] = {}
         # Records ranked by Balance (when scores chose), by the largest count they saw.
         self._balance: dict[int, set[Key]] = {}
-
-    def __len__(self) -> int:
-        return len(self._records)
 
     def remember(self, key: Key, record: SyncRecord, placement: Placement) -> None:
         """Keep ``record`` for ``key``, whose object now is ``placement``."""

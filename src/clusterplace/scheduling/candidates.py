@@ -23,7 +23,7 @@ from clusterplace.api import (
 from clusterplace.errors import ClusterplaceError
 from clusterplace.labels import Selector, SelectorError, from_label_selector, parse
 from clusterplace.scheduling.columns import LabelColumns
-from clusterplace.scheduling.snapshot import Snapshot, SnapshotIndex
+from clusterplace.scheduling.snapshot import Snapshot, SnapshotIndex, contains
 
 __all__ = [
     "Candidates",
@@ -56,11 +56,11 @@ class Candidates:
     positions: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
     def has(self, position: int) -> bool:
-        return _has(self.positions, position)
+        return contains(self.positions, position)
 
     def sets_of(self, position: int) -> list[str]:
         """The eligible sets the candidate at ``position`` belongs to, in name order."""
-        return [s for s in self.eligible_sets if _has(self.set_members[s], position)]
+        return [s for s in self.eligible_sets if contains(self.set_members[s], position)]
 
     @cached_property
     def member_of(self) -> dict[str, list[str]]:
@@ -73,11 +73,6 @@ class Candidates:
             for cluster in map(self.clusters.__getitem__, at):
                 out.setdefault(cluster.name, []).append(set_name)
         return out
-
-
-def _has(positions: np.ndarray, position: int) -> bool:
-    at = int(np.searchsorted(positions, position))
-    return at < len(positions) and int(positions[at]) == position
 
 
 def set_selector(snapshot: Snapshot, set_name: str) -> Selector:

@@ -15,9 +15,9 @@ from clusterplace.scheduling.filters.chain import FILTERS, filter_stage
 from clusterplace.scheduling.framework import Context
 from clusterplace.scheduling.pipeline import Outcome
 from clusterplace.scheduling.prioritizers.policy import Policies, spread_constraints
+from clusterplace.scheduling.snapshot import contains
 
 __all__ = [
-    "contains",
     "filter_trail",
     "filters_read",
     "reads_labels_beyond_filters",
@@ -81,9 +81,3 @@ def reads_labels_beyond_filters(placement: Placement) -> bool:
     strategy = placement.spec.decision_strategy
     group = strategy.group_strategy if strategy else None
     return bool(group and group.decision_groups)
-
-
-def contains(positions: np.ndarray, position: int) -> bool:
-    """Whether ascending ``positions`` hold ``position``."""
-    at = int(np.searchsorted(positions, position))
-    return at < len(positions) and int(positions[at]) == position

@@ -29,9 +29,15 @@ from clusterplace.api import (
 )
 from clusterplace.api.placement import PLACEMENT_LABEL
 
-__all__ = ["DecisionStore", "Snapshot", "SnapshotIndex"]
+__all__ = ["DecisionStore", "Snapshot", "SnapshotIndex", "contains"]
 
 Key = tuple[str, str]  # (namespace, name)
+
+
+def contains(positions: np.ndarray, position: int) -> bool:
+    """Whether ascending ``positions`` hold ``position``."""
+    at = int(np.searchsorted(positions, position))
+    return at < len(positions) and int(positions[at]) == position
 
 
 class DecisionStore:

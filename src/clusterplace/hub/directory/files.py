@@ -105,18 +105,17 @@ class EventLog:
             return
         data = text.encode("utf-8")
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            size = self.path.stat().st_size
+        except FileNotFoundError:
+            size = 0
+        if size and size + len(data) > self.max_bytes:
+            # One rename: a reader or a crash sees the old file whole or the new one.
+            self.path.replace(self.previous)
         fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
         try:
-            size = os.fstat(fd).st_size
-            if size and size + len(data) > self.max_bytes:
-                # One rename: a reader or a crash sees the old file whole or the new one.
-                os.close(fd)
-                fd = -1
-                self.path.replace(self.previous)
-                fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
             view = memoryview(data)
             while view:
                 view = view[os.write(fd, view) :]
         finally:
-            if fd >= 0:
-                os.close(fd)
+            os.close(fd)

@@ -19,7 +19,7 @@ from clusterplace.api import ManagedCluster, Placement
 from clusterplace.scheduling.filters.predicate import PredicateFilter
 from clusterplace.scheduling.filters.taint_toleration import TaintTolerationFilter
 from clusterplace.scheduling.framework import Code, Context, FilterPlugin, Status
-from clusterplace.scheduling.snapshot import Snapshot, SnapshotIndex
+from clusterplace.scheduling.snapshot import Snapshot, SnapshotIndex, contains
 
 __all__ = ["FILTERS", "FilterChains", "Step", "depends_on_time", "filter_stage", "run_filters"]
 
@@ -55,7 +55,7 @@ class FilterChains(SnapshotIndex):
     def _mark(self, position: int) -> None:
         chains = self._chains
         for candidates, keys in self._holders.values():
-            if _has(candidates, position):
+            if contains(candidates, position):
                 for key in keys:
                     chains[key].stale.add(position)
 
@@ -175,11 +175,6 @@ def _patched(steps: list[Step], position: int, passed: int) -> list[Step]:
             (plugin, _with(given, position, index <= passed), _with(kept, position, index < passed))
         )
     return patched
-
-
-def _has(positions: np.ndarray, position: int) -> bool:
-    at = int(np.searchsorted(positions, position))
-    return at < len(positions) and int(positions[at]) == position
 
 
 def _with(positions: np.ndarray, position: int, present: bool) -> np.ndarray:
