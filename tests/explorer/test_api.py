@@ -10,6 +10,7 @@ import yaml
 from fastapi.testclient import TestClient
 
 from clusterplace.web import Explorer, FleetSource, create_app
+from clusterplace.web.events import read_event_log
 
 from .conftest import NOW, example_explorer
 
@@ -130,7 +131,7 @@ def test_live_follows_a_hub_and_reads_only_new_events(tmp_path: Path) -> None:
         FleetSource(
             load=example_explorer().source.load,
             version=lambda: version[0],
-            events=events,
+            events=lambda offset: read_event_log(events, offset),
         ),
         NOW,
     )

@@ -1,11 +1,13 @@
 """End to end in Debian's chromium (Playwright, sync API): the example fleet, a
-placement, why-not on a rejected cluster, a what-if label toggle, the heatmap.
+placement, why-not on a rejected cluster, a what-if label toggle, the heatmap, and the
+Live page following a hub's events.
 Screenshots go to $CLUSTERPLACE_SCREENSHOTS (``docs/explorer`` refreshes the docs' own;
 default: a folder in the system's temporary folder, so a test run leaves the work tree
 alone). A browser that cannot start fails the test."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import tempfile
@@ -13,14 +15,17 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import uvicorn
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
-from clusterplace.web import create_app
+from clusterplace.errors import ClusterplaceError
+from clusterplace.web import Explorer, FleetSource, create_app
+from clusterplace.web.events import EventFeed
 
-from .conftest import example_explorer
+from .conftest import NOW, example_explorer
 
 CHROMIUM = "/usr/bin/chromium"
 SHOTS = Path(
@@ -29,14 +34,13 @@ SHOTS = Path(
 )
 
 
-@pytest.fixture(scope="module")
-def base_url() -> Iterator[str]:
+@contextlib.contextmanager
+def serving(explorer: Explorer) -> Iterator[str]:
+    """The explorer on a free local port, in a thread; yields its URL."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    config = uvicorn.Config(
-        create_app(example_explorer()), host="127.0.0.1", port=port, log_level="warning"
-    )
+    config = uvicorn.Config(create_app(explorer), host="127.0.0.1", port=port, log_level="warning")
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
@@ -44,9 +48,17 @@ def base_url() -> Iterator[str]:
     while not server.started:
         assert time.monotonic() < deadline, "the explorer did not start"
         time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(timeout=10)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def base_url() -> Iterator[str]:
+    with serving(example_explorer()) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
@@ -124,3 +136,43 @@ def test_heatmap_renders(page: Page, base_url: str) -> None:
     assert painted > 1000  # cells were drawn, not a blank canvas
     canvas.hover(position={"x": box["width"] - 10, "y": box["height"] - 10})
     shot(page, "heatmap")
+
+
+def _placement_event(name: str, reason: str, note: str) -> dict[str, Any]:
+    return {
+        "apiVersion": "events.k8s.io/v1",
+        "kind": "Event",
+        "metadata": {"namespace": "apps", "name": name, "uid": name, "resourceVersion": "1"},
+        "eventTime": f"2026-11-25T10:00:0{len(name) % 10}.000000Z",
+        "regarding": {"kind": "Placement", "namespace": "apps", "name": "analytics"},
+        "type": "Normal",
+        "reason": reason,
+        "note": note,
+    }
+
+
+def test_live_page_shows_events_as_they_come_and_says_when_it_cannot(page: Page) -> None:
+    hub: dict[str, Any] = {"events": [_placement_event("a", "DecisionCreate", "created")]}
+
+    def fetch() -> list[dict[str, Any]]:
+        if hub.get("error"):
+            raise ClusterplaceError(hub["error"])
+        return list(hub["events"])
+
+    feed = EventFeed(fetch, every=0.0)
+    source = FleetSource(load=example_explorer().source.load, events=feed.after, label="hub")
+    with serving(Explorer(source, NOW)) as url:
+        page.goto(url + "/live")
+        rows = page.locator("#live-events tbody tr")
+        expect(rows).to_have_count(1)
+        expect(rows.first).to_contain_text("apps/analytics")
+        expect(page.locator("#live-placements tbody tr")).to_have_count(5)
+        hub["events"].append(_placement_event("bb", "ScoreUpdate", "aws-prod-euw1:100"))
+        expect(rows).to_have_count(2)  # the next poll brings the new event, on top
+        expect(rows.first).to_contain_text("ScoreUpdate")
+        expect(page.locator("#live-problem")).to_be_hidden()
+        shot(page, "live")
+        hub["error"] = "forbidden: cannot list events.events.k8s.io"
+        expect(page.locator("#live-problem")).to_contain_text("forbidden: cannot list events")
+        expect(rows).to_have_count(2)  # what was shown stays
+        shot(page, "live-problem")

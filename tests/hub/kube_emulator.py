@@ -20,6 +20,8 @@ API server does them *as far as the controller relies on them*:
 - a watch from a resourceVersion replays later events, then streams live ones; after
   :meth:`HubEmulator.compact`, a watch from an older version gets an ERROR 410 event;
 - JSON merge patch (RFC 7386), PUT (replace), DELETE;
+- a list pages with ``limit`` and ``continue`` and filters by equality
+  ``fieldSelector`` s (``regarding.kind=Placement``);
 - :meth:`HubEmulator.forbid` answers 403 for one verb on one resource, as RBAC would;
   :meth:`HubEmulator.fail_next` answers the next such requests with an error (a
   scripted answer does not touch the store; kmock's own reactions, e.g.
@@ -28,8 +30,10 @@ API server does them *as far as the controller relies on them*:
 
 It is still an emulator, not an API server: no
 admission, defaulting, schema validation, garbage collection by ownerReference, RBAC
-beyond :meth:`forbid`, authentication, label selectors, paging, bookmarks, server-side
-apply or watch-cache semantics. docs/controller.md lists what that leaves unverified.
+beyond :meth:`forbid`, authentication, label selectors, field selectors beyond equality
+on a field path, consistent paging snapshots (a ``continue`` token here is an index into
+the current objects), bookmarks, server-side apply or watch-cache semantics.
+docs/controller.md lists what that leaves unverified.
 """
 
 from __future__ import annotations
@@ -77,6 +81,22 @@ def merge(target: Any, patch: Any) -> Any:
         else:
             out[key] = merge(out.get(key), value)
     return out
+
+
+def _field_terms(selector: str) -> list[tuple[str, str]]:
+    """``a.b=c,d==e`` as (path, value) pairs: the equality field selectors a list uses."""
+    terms = []
+    for term in filter(None, selector.split(",")):
+        path, _, value = term.replace("==", "=").partition("=")
+        terms.append((path, value))
+    return terms
+
+
+def _field(obj: dict[str, Any], path: str) -> str:
+    found: Any = obj
+    for part in path.split("."):
+        found = found.get(part) if isinstance(found, dict) else None
+    return "" if found is None else str(found)
 
 
 def _verb(request: kmock.Request) -> str:
@@ -183,15 +203,26 @@ class HubEmulator(kmock.KubernetesScaffold):
 
     def _list(self, request: kmock.Request) -> dict[str, Any]:
         gv, plural, namespace, _ = self._key(request)
+        terms = _field_terms(request.params.get("fieldSelector") or "")
         items = [
             copy.deepcopy(obj)
             for (g, p, ns, _), obj in sorted(self._store.items(), key=lambda kv: str(kv[0]))
-            if g == gv and p == plural and (namespace is None or ns == namespace)
+            if g == gv
+            and p == plural
+            and (namespace is None or ns == namespace)
+            and all(_field(obj, path) == value for path, value in terms)
         ]
+        meta = {"resourceVersion": str(self._last)}
+        limit = int(request.params.get("limit") or 0)
+        if limit:  # the continue token is the next item's index (a server's is opaque)
+            start = int(request.params.get("continue") or 0)
+            items, rest = items[start : start + limit], items[start + limit :]
+            if rest:
+                meta["continue"] = str(start + limit)
         return {
             "apiVersion": gv,
             "kind": f"{_KINDS.get(plural, plural)}List",
-            "metadata": {"resourceVersion": str(self._last)},
+            "metadata": meta,
             "items": items,
         }
 
@@ -400,11 +431,15 @@ class HubEmulator(kmock.KubernetesScaffold):
         result: dict[tuple[str | None, str], dict[str, Any]] = self._call(run)
         return result
 
-    def request_log(self) -> list[tuple[str, str, str]]:
-        """(verb, path, body text) of every request so far."""
+    def request_log(self, *, query: bool = False) -> list[tuple[str, str, str]]:
+        """(verb, path, body text) of every request so far; the path with its query
+        string when ``query``."""
 
         def run() -> list[tuple[str, str, str]]:
-            return [(str(r.method.value), str(r.url.path), r.text) for r in list(self._requests)]
+            return [
+                (str(r.method.value), str(r.url.path_qs if query else r.url.path), r.text)
+                for r in list(self._requests)
+            ]
 
         result: list[tuple[str, str, str]] = self._call(run)
         return result

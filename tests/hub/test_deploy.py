@@ -1,6 +1,6 @@
 """deploy/ stays in step with the code: the RBAC rules grant exactly the verbs the
-Kubernetes hub's requests use (its PERMISSIONS table, which every request is checked
-against), and the Deployment runs what the CLI serves."""
+Kubernetes hub's requests use (the controller's and the explorer's permission tables,
+which every request is checked against), and the Deployment runs what the CLI serves."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import yaml
 
 from clusterplace.hub.kubernetes.endpoints import Endpoints, Readiness
 from clusterplace.hub.kubernetes.metrics import ControllerMetrics
-from clusterplace.hub.kubernetes.resources import PERMISSIONS, WATCHED
+from clusterplace.hub.kubernetes.resources import CONTROLLER, EXPLORER, WATCHED, Role
 from tests.conftest import ROOT
 
 DEPLOY = ROOT / "deploy"
@@ -37,10 +37,10 @@ def _grants(role: dict[str, Any]) -> set[Grant]:
     }
 
 
-def _declared(scope: str) -> set[Grant]:
+def _declared(scope: str, role: Role = CONTROLLER) -> set[Grant]:
     return {
         (p.resource.group, p.resource.plural, verb)
-        for p in PERMISSIONS
+        for p in role.permissions
         if p.scope == scope
         for verb in p.verbs
     }
@@ -57,6 +57,14 @@ def test_rbac_grants_exactly_what_the_code_uses() -> None:
         assert {(resource.group, resource.plural, v) for v in ("list", "watch")} <= _grants(
             cluster_role
         )
+
+
+def test_the_explorer_role_grants_exactly_its_lists() -> None:
+    role = _objects()[("ClusterRole", "clusterplace:explorer")]
+    assert _grants(role) == _declared("cluster", EXPLORER)
+    assert _declared("namespace", EXPLORER) == set()
+    assert {verb for _, _, verb in _grants(role)} == {"list"}  # read-only
+    assert (DEPLOY / "explorer-rbac.yaml").name in EXPLORER.grants
 
 
 def test_bindings_deployment_and_service_account_agree() -> None:

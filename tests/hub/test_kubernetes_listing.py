@@ -1,17 +1,25 @@
 """``clusterplace serve --kubeconfig``: the explorer reads a Kubernetes hub by listing
-it (against the API emulator of tests/hub/kube_emulator.py, not a real API server)."""
+it, objects and placement events (against the API emulator of tests/hub/kube_emulator.py,
+not a real API server: field selectors and paging are the emulator's simple ones)."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from fastapi.testclient import TestClient
 
 from clusterplace.cli.main import cli
 from clusterplace.cli.serve import kube_source
+from clusterplace.hub.kubernetes import listing
+from clusterplace.hub.kubernetes.listing import list_placement_events
+from clusterplace.hub.kubernetes.run import KubeOptions
+from clusterplace.web import create_app
 from clusterplace.web.state import Explorer
-from tests.hub._kube import KubeHub
+from tests.hub._directory import wait_for
+from tests.hub._kube import OCM, Controller, KubeHub
 
 PROD = {"env": "prod"}
 ONLY_PROD = {"predicates": [{"requiredClusterSelector": {"labelSelector": {"matchLabels": PROD}}}]}
@@ -53,3 +61,97 @@ def test_one_source_at_a_time(args: list[str]) -> None:
     result = CliRunner().invoke(cli, ["serve", *args])
     assert result.exit_code == 2
     assert "--kubeconfig" in result.output or "--context" in result.output
+
+
+EVENTS_PATH = "/apis/events.k8s.io/v1/namespaces/{}/events"
+
+
+def _event(
+    kubehub: KubeHub, name: str, when: str, kind: str = "Placement", api_version: str = ""
+) -> None:
+    namespace = "ns"
+    api_version = api_version or (f"{OCM}/v1beta1" if kind.startswith("Placement") else "v1")
+    body: dict[str, Any] = {
+        "apiVersion": "events.k8s.io/v1",
+        "kind": "Event",
+        "metadata": {"name": name, "namespace": namespace},
+        "eventTime": when,
+        "reportingController": "someone",
+        "reportingInstance": "someone-1",
+        "action": "Test",
+        "reason": name,
+        "type": "Normal",
+        "regarding": {"apiVersion": api_version, "kind": kind, "namespace": namespace, "name": "p"},
+    }
+    status, _ = kubehub.request("POST", EVENTS_PATH.format(namespace), body)
+    assert status == 201
+
+
+def test_the_live_page_follows_the_controllers_events_on_the_hub(kubehub: KubeHub) -> None:
+    kubehub.fleet({"c0": PROD, "c1": {"env": "dev"}})
+    kubehub.placement("p", ONLY_PROD)
+    _event(kubehub, "pod-event", "2026-11-25T10:00:00.000000Z", kind="Pod")
+    controller = Controller(kubehub)
+    try:
+        controller.wait_watching()
+        wait_for(lambda: len(kubehub.emulator.objects("events")) == 4)
+        explorer = Explorer(kube_source(kubehub.kubeconfig, None), datetime.now(UTC))
+        client = TestClient(create_app(explorer))
+        assert 'href="/live"' in client.get("/").text  # the Live page is offered
+        assert client.get("/live").status_code == 200
+        first = client.get("/api/live").json()
+        assert first["problem"] is None
+        assert sorted(e["reason"] for e in first["events"]) == [
+            "DecisionCreate",
+            "DecisionUpdate",
+            "ScoreUpdate",
+        ]  # the Pod's event is not about a placement
+        assert all(e["regarding"]["name"] == "p" for e in first["events"])
+        assert all(e["kind"] == "Event" for e in first["events"])
+        assert first["placements"][0]["name"] == "p"
+
+        # A label change moves the decision: the controller records new events, and
+        # the page, asking after its cursor, gets those only.
+        kubehub.patch("ManagedCluster", "c1", {"metadata": {"labels": PROD}})
+        wait_for(lambda: len(kubehub.emulator.objects("events")) > 4)
+
+        def new_events() -> list[dict[str, Any]]:
+            answer = client.get("/api/live", params={"since": first["offset"]}).json()
+            found: list[dict[str, Any]] = answer["events"]
+            return found
+
+        wait_for(lambda: bool(new_events()), timeout=10)  # listed again after 2 s
+        assert {e["reason"] for e in new_events()} <= {"DecisionUpdate", "ScoreUpdate"}
+    finally:
+        assert controller.stop() == 0
+
+
+def test_events_are_listed_by_page_newest_kept_oldest_first(
+    kubehub: KubeHub, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for i in (3, 1, 4, 0, 2):
+        _event(kubehub, f"e{i}", f"2026-11-25T10:00:0{i}.000000Z")
+    _event(kubehub, "other", "2026-11-25T10:00:09.000000Z", kind="PlacementDecision")
+    # Passes the field selector, but another group's Placement: checked again here.
+    _event(kubehub, "foreign", "2026-11-25T10:00:09.000000Z", api_version="example.io/v1")
+    monkeypatch.setattr(listing, "EVENTS_PAGE", 2)
+    options = KubeOptions(kubeconfig=kubehub.kubeconfig)
+    assert [e["reason"] for e in list_placement_events(options)] == [f"e{i}" for i in range(5)]
+    assert [e["reason"] for e in list_placement_events(options, keep=2)] == ["e3", "e4"]
+    log = kubehub.emulator.request_log(query=True)
+    lists = [p for m, p, _ in log if m == "GET" and "/events" in p]
+    assert len(lists) == 6  # three pages of two, twice
+    assert all("fieldSelector=regarding.kind" in p and "limit=2" in p for p in lists)
+
+
+def test_a_refused_event_listing_names_the_explorers_rule(kubehub: KubeHub) -> None:
+    kubehub.fleet({"c0": PROD})
+    kubehub.emulator.forbid("list", "events")
+    source = kube_source(kubehub.kubeconfig, None)
+    assert source.events is not None
+    batch = source.events(0)
+    assert batch.events == [] and batch.problem is not None
+    assert "cannot list events.events.k8s.io" in batch.problem
+    assert '{apiGroups: ["events.k8s.io"], resources: [events], verbs: [list]}' in batch.problem
+    assert "deploy/explorer-rbac.yaml has every rule the explorer needs" in batch.problem
+    assert sorted(source.load().clusters) == ["c0"]  # the rest of the explorer works

@@ -9,12 +9,12 @@ import pytest
 from clusterplace.hub.kubernetes.election import ElectionTimes
 from clusterplace.hub.kubernetes.metrics import exponential_buckets
 from clusterplace.hub.kubernetes.resources import (
+    CONTROLLER,
+    EVENTS,
+    EXPLORER,
     LEASES,
-    PERMISSIONS,
     PLACEMENTS_STATUS,
     ApiResource,
-    permission,
-    rbac_rule,
 )
 from clusterplace.hub.kubernetes.source import OwnWrites, decode_object
 
@@ -32,16 +32,26 @@ def test_stale_echoes_of_own_writes_are_dropped_and_others_kept() -> None:
 
 
 def test_every_request_is_declared_and_refusals_name_the_rule() -> None:
-    assert permission(PLACEMENTS_STATUS, "patch").scope == "cluster"
-    with pytest.raises(AssertionError, match="not declared"):
-        permission(PLACEMENTS_STATUS, "update")
-    assert rbac_rule(LEASES, "update") == (
+    assert CONTROLLER.permission(PLACEMENTS_STATUS, "patch").scope == "cluster"
+    with pytest.raises(AssertionError, match="not declared in the controller's"):
+        CONTROLLER.permission(PLACEMENTS_STATUS, "update")
+    assert CONTROLLER.rbac_rule(LEASES, "update") == (
         '{apiGroups: ["coordination.k8s.io"], resources: [leases], verbs: [update]} '
         "in the Role in the controller's namespace"
     )
-    resources = [p.resource for p in PERMISSIONS]
-    assert len(resources) == len(set(resources))  # one entry per resource
+    for role in (CONTROLLER, EXPLORER):
+        resources = [p.resource for p in role.permissions]
+        assert len(resources) == len(set(resources))  # one entry per resource
     assert str(ApiResource("g.io", "v1", "things/status", "Thing", True)) == "things/status.g.io"
+
+
+def test_the_explorer_may_only_list() -> None:
+    assert EXPLORER.rbac_rule(EVENTS, "list") == (
+        '{apiGroups: ["events.k8s.io"], resources: [events], verbs: [list]} in the ClusterRole'
+    )
+    with pytest.raises(AssertionError, match="not declared in the explorer's"):
+        EXPLORER.permission(EVENTS, "create")  # the controller's, not the explorer's
+    assert {verb for p in EXPLORER.permissions for verb in p.verbs} == {"list"}
 
 
 def test_buckets_are_upstreams() -> None:

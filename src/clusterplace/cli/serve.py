@@ -12,6 +12,7 @@ import click
 from clusterplace.cli._common import load_hub, now_option, warn, warn_unknown
 from clusterplace.codecs import expand_sources, load_fleet
 from clusterplace.errors import InputError
+from clusterplace.web.events import EventFeed, read_event_log
 from clusterplace.web.state import FleetSource
 
 __all__ = ["serve"]
@@ -107,25 +108,29 @@ def fleet_source(filenames: tuple[str, ...], recursive: bool, hub: str | None) -
     return FleetSource(
         load=lambda: load_hub(hub, recursive),
         version=lambda: _tree_version(root, out),
-        events=out / "events.jsonl",
+        events=lambda offset: read_event_log(out / "events.jsonl", offset),
         label=f"--hub {hub}",
     )
 
 
 KUBE_RELIST_S = 5.0  # how often the explorer lists a Kubernetes hub again, at most
+KUBE_EVENTS_S = 2.0  # how often the Live page's events are listed again, at most
 
 
 def kube_source(kubeconfig: Path, context: str | None) -> FleetSource:
     """A Kubernetes hub, listed when the explorer starts and again when a page asks
-    after :data:`KUBE_RELIST_S` (a read-only tool: list, no watch, no lease)."""
+    after :data:`KUBE_RELIST_S`; its placement events listed for the Live page after
+    :data:`KUBE_EVENTS_S` (a read-only tool: list, no watch, no lease)."""
     from clusterplace.api import Fleet
-    from clusterplace.hub.kubernetes.listing import list_hub_objects
+    from clusterplace.hub.kubernetes.listing import list_hub_objects, list_placement_events
     from clusterplace.hub.kubernetes.run import KubeOptions
 
     options = KubeOptions(kubeconfig=kubeconfig, context=context)
+    feed = EventFeed(lambda: list_placement_events(options), every=KUBE_EVENTS_S)
     return FleetSource(
         load=lambda: Fleet.of(list_hub_objects(options, warn)),
         version=lambda: int(time.monotonic() // KUBE_RELIST_S),
+        events=feed.after,
         label=f"--kubeconfig {kubeconfig}" + (f" --context {context}" if context else ""),
     )
 

@@ -195,11 +195,18 @@ def post_what_if(request: Request, body: WhatIfRequest) -> Any:
     return data
 
 
-@router.get("/live", summary="The hub's events after an offset, and the placements now")
+@router.get("/live", summary="The hub's events after a cursor, and the placements now")
 def live(request: Request, since: int = Query(0, ge=0, le=2**62)) -> Any:
+    """``offset`` is the cursor to ask after next (a directory hub's log offset, or a
+    Kubernetes hub's event count); at most the newest 1,000 events come at once."""
     state = explorer(request)
-    events, offset = state.events_after(since)
-    return {"events": events, "offset": offset, "placements": placement_rows(state)}
+    batch = state.events_after(since)
+    return {
+        "events": batch.events,
+        "offset": batch.cursor,
+        "problem": batch.problem,
+        "placements": placement_rows(state),
+    }
 
 
 @router.get("/modules", responses=ERRORS, summary="The defkit plan matrix (with --module)")

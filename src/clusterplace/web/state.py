@@ -1,20 +1,18 @@
-"""What the explorer serves: a fleet (files or a directory hub), scheduled once and kept
-current, the module plan, and the hub's new events. Read-only: nothing here writes."""
+"""What the explorer serves: a fleet (files or a hub), scheduled once and kept current,
+the module plan, and the hub's new events. Read-only: nothing here writes."""
 
 from __future__ import annotations
 
-import json
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from pathlib import Path
-from typing import Any
 
 from clusterplace.api import Fleet
 from clusterplace.defkit.module import Module
 from clusterplace.scheduling import IncrementalSchedule
 from clusterplace.scheduling.explain import ClusterExplanation, explain
+from clusterplace.web.events import EventBatch, EventReader
 
 __all__ = ["Explorer", "FleetSource"]
 
@@ -22,11 +20,12 @@ __all__ = ["Explorer", "FleetSource"]
 @dataclass(frozen=True)
 class FleetSource:
     """Where the fleet comes from: ``load`` reads it; ``version`` changes when it may
-    have changed (a directory hub's files), so the explorer reads it again."""
+    have changed (a hub's files, or time for a listed hub), so the explorer reads it
+    again; ``events`` reads a live hub's events for the Live page."""
 
     load: Callable[[], Fleet]
     version: Callable[[], object] = lambda: None
-    events: Path | None = None  # a directory hub's OUT/events.jsonl
+    events: EventReader | None = None  # a live hub's events after a cursor
     label: str = ""
 
 
@@ -65,22 +64,8 @@ class Explorer:
             found = self._explained[key] = explain(self.run.result.snapshot, result)
         return found
 
-    def events_after(self, offset: int) -> tuple[list[dict[str, Any]], int]:
-        """The hub's events recorded after byte ``offset`` of its log, and the new offset
-        (only whole lines; the controller appends them)."""
-        path = self.source.events
-        if path is None or not path.is_file():
-            return [], 0
-        with path.open("rb") as handle:
-            size = handle.seek(0, 2)
-            start = offset if 0 <= offset <= size else 0
-            handle.seek(start)
-            data = handle.read(size - start)
-        whole = data[: data.rfind(b"\n") + 1]
-        events = []
-        for line in whole.splitlines():
-            try:
-                events.append(json.loads(line))
-            except ValueError:
-                continue  # a torn line is skipped, never fatal
-        return events, start + len(whole)
+    def events_after(self, cursor: int) -> EventBatch:
+        """The hub's events after ``cursor`` (none without a live hub)."""
+        if self.source.events is None:
+            return EventBatch()
+        return self.source.events(cursor)

@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator, Awaitable
 from typing import Any
 
 from clusterplace.errors import ClusterplaceError
-from clusterplace.hub.kubernetes.resources import ApiResource, permission, rbac_rule
+from clusterplace.hub.kubernetes.resources import CONTROLLER, ApiResource, Role
 from clusterplace.labels.validation import path_segment_errors
 
 __all__ = ["MERGE_PATCH", "ApiError", "Forbidden", "Gone", "HubApi"]
@@ -29,15 +29,17 @@ class ApiError(ClusterplaceError):
 
 
 class Forbidden(ApiError):
-    """403: the controller's service account lacks a permission. Not retried: it will
-    not fix itself, and saying so at once is kinder than a backoff loop."""
+    """403: the account lacks a permission. Not retried: it will not fix itself, and
+    saying so at once is kinder than a backoff loop."""
 
-    def __init__(self, verb: str, what: str, resource: ApiResource, reason: str) -> None:
+    def __init__(
+        self, verb: str, what: str, resource: ApiResource, reason: str, role: Role = CONTROLLER
+    ) -> None:
         super().__init__(verb, what, 403, reason)
         self.resource = resource
         self.args = (
             f"forbidden: cannot {verb} {what} ({reason}); grant it with "
-            f"{rbac_rule(resource, verb)} (deploy/rbac.yaml has every rule the controller needs)",
+            f"{role.rbac_rule(resource, verb)} ({role.grants} has every rule {role.who} needs)",
         )
 
 
@@ -77,12 +79,13 @@ def _check_segments(*parts: str | None) -> None:
 
 class HubApi:
     """Requests on :class:`ApiResource` s, through ``kubernetes.aio`` 's CustomObjectsApi
-    (every resource here is served under ``/apis``)."""
+    (every resource here is served under ``/apis``), each one a verb ``role`` declares."""
 
-    def __init__(self, api_client: Any) -> None:
+    def __init__(self, api_client: Any, role: Role = CONTROLLER) -> None:
         from kubernetes.aio import client
 
         self.api_client = api_client
+        self.role = role
         self.custom = client.CustomObjectsApi(api_client)
         self._exception = client.exceptions.ApiException
 
@@ -94,7 +97,7 @@ class HubApi:
         name: str | None,
         request: Awaitable[Any],
     ) -> Any:
-        permission(resource, verb)
+        self.role.permission(resource, verb)
         _check_segments(namespace, name)
         where = _where(resource, namespace, name)
         try:
@@ -112,18 +115,33 @@ class HubApi:
         status = int(getattr(err, "status", 0) or 0)
         reason = _reason(err)
         if status == 403:
-            return Forbidden(verb, where, resource, reason)
+            return Forbidden(verb, where, resource, reason, self.role)
         if status == 410:
             return Gone(verb, where, status, reason)
         return ApiError(verb, where, status, reason)
 
     # -- reads -------------------------------------------------------------------------
 
-    async def list(self, resource: ApiResource) -> dict[str, Any]:
-        """Every object of ``resource`` in every namespace (one page: the controller
-        needs them all, as upstream's informers list them)."""
+    async def list(
+        self,
+        resource: ApiResource,
+        *,
+        field_selector: str | None = None,
+        limit: int | None = None,
+        token: str | None = None,
+    ) -> dict[str, Any]:
+        """The objects of ``resource`` in every namespace: all of them in one answer (the
+        controller needs them all, as upstream's informers list them), or a page of at
+        most ``limit`` from the ``continue`` ``token`` of the page before."""
+        options: dict[str, Any] = {}
+        if field_selector is not None:
+            options["field_selector"] = field_selector
+        if limit is not None:
+            options["limit"] = limit
+        if token:
+            options["_continue"] = token
         request = self.custom.list_cluster_custom_object(
-            resource.group, resource.version, resource.plural
+            resource.group, resource.version, resource.plural, **options
         )
         result: dict[str, Any] = await self._call("list", resource, None, None, request)
         return result
@@ -136,7 +154,7 @@ class HubApi:
         (``type``, ``object``); bookmarks included."""
         from kubernetes.aio import watch
 
-        permission(resource, "watch")
+        self.role.permission(resource, "watch")
         stream = watch.Watch()  # type: ignore[no-untyped-call]
         where = _where(resource, None, None)
         try:

@@ -1,20 +1,27 @@
-"""One read of a Kubernetes hub's placement inputs and outputs, for read-only tools
-(``clusterplace serve --kubeconfig``): every object of the six kinds the controller
-watches, listed once and decoded as the controller decodes them."""
+"""One read of a Kubernetes hub, for read-only tools (``clusterplace serve
+--kubeconfig``): every object of the six kinds the controller watches, decoded as the
+controller decodes them, and the placements' newest events. Requests are the explorer's
+role (list only; deploy/explorer-rbac.yaml grants it)."""
 
 from __future__ import annotations
 
 import asyncio
+import heapq
 from collections.abc import Callable
+from typing import Any
 
 from clusterplace.api import KubeObject
 from clusterplace.errors import ClusterplaceError
 from clusterplace.hub.kubernetes.api import HubApi
-from clusterplace.hub.kubernetes.resources import WATCHED
+from clusterplace.hub.kubernetes.resources import EVENTS, EXPLORER, OCM, WATCHED
 from clusterplace.hub.kubernetes.run import KubeOptions, connect
 from clusterplace.hub.kubernetes.source import decode_object
 
-__all__ = ["list_hub_objects"]
+__all__ = ["EVENTS_KEPT", "list_hub_objects", "list_placement_events"]
+
+EVENTS_KEPT = 1000  # the newest placement events one listing keeps
+EVENTS_PAGE = 500  # events per list request (a hub may hold many more than we keep)
+EVENTS_PAGES = 200  # pages per listing at most: time stays bounded whatever the server says
 
 
 def list_hub_objects(
@@ -29,7 +36,7 @@ def list_hub_objects(
 async def _list(options: KubeOptions, report: Callable[[str], None]) -> list[KubeObject]:
     api_client = await connect(options)
     try:
-        api = HubApi(api_client)
+        api = HubApi(api_client, EXPLORER)
         objects: list[KubeObject] = []
         for resource in WATCHED:
             listing = await api.list(resource)
@@ -42,5 +49,60 @@ async def _list(options: KubeOptions, report: Callable[[str], None]) -> list[Kub
                     where = "/".join(p for p in (meta.get("namespace"), meta.get("name")) if p)
                     report(f"hub: {resource.kind}/{where}: {err}; left out")
         return objects
+    finally:
+        await api_client.close()
+
+
+def list_placement_events(options: KubeOptions, keep: int = EVENTS_KEPT) -> list[dict[str, Any]]:
+    """The newest ``keep`` ``events.k8s.io/v1`` Events about a Placement, oldest first,
+    whoever reported them (this controller or upstream's). Listed a page at a time with
+    a field selector on ``regarding.kind``; events are checked again here, so a server
+    that ignores the selector costs time, not correctness."""
+    return asyncio.run(_list_events(options, keep))
+
+
+def _newest(event: dict[str, Any]) -> tuple[str, str, str]:
+    meta = event.get("metadata") or {}
+    series = event.get("series") or {}
+    moment = series.get("lastObservedTime") or event.get("eventTime") or ""
+    return (str(moment), str(meta.get("creationTimestamp") or ""), str(meta.get("name") or ""))
+
+
+def _about_placement(event: Any) -> bool:
+    if not isinstance(event, dict):
+        return False
+    regarding = event.get("regarding") or {}
+    return (
+        isinstance(regarding, dict)
+        and regarding.get("kind") == "Placement"
+        and str(regarding.get("apiVersion") or "").startswith(f"{OCM}/")
+    )
+
+
+async def _list_events(options: KubeOptions, keep: int) -> list[dict[str, Any]]:
+    api_client = await connect(options)
+    try:
+        api = HubApi(api_client, EXPLORER)
+        kept: list[tuple[tuple[str, str, str], int, dict[str, Any]]] = []  # a min-heap
+        token: str | None = None
+        seen = 0
+        for _ in range(EVENTS_PAGES):
+            page = await api.list(
+                EVENTS, field_selector="regarding.kind=Placement", limit=EVENTS_PAGE, token=token
+            )
+            for raw in page.get("items") or ():
+                if not _about_placement(raw):
+                    continue
+                event = {"apiVersion": EVENTS.api_version, "kind": EVENTS.kind, **raw}
+                entry = (_newest(event), seen, event)
+                seen += 1
+                if len(kept) < keep:
+                    heapq.heappush(kept, entry)
+                elif keep:
+                    heapq.heappushpop(kept, entry)  # memory stays at ``keep`` events
+            token = (page.get("metadata") or {}).get("continue") or None
+            if token is None:
+                break
+        return [event for *_, event in sorted(kept, key=lambda e: e[:2])]
     finally:
         await api_client.close()

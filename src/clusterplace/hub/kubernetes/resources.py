@@ -1,5 +1,6 @@
-"""The API resources the controller uses, and the verbs it uses on each: the one table
-that the code's requests are checked against and that ``deploy/``'s RBAC must match
+"""The API resources clusterplace uses on a Kubernetes hub, and the verbs each of its
+roles uses on each: the controller's table and the read-only explorer's, which the
+code's requests are checked against and ``deploy/``'s RBAC must match
 (tests/hub/test_deploy.py)."""
 
 from __future__ import annotations
@@ -11,9 +12,11 @@ __all__ = [
     "ADDON_SCORES",
     "CLUSTERS",
     "CLUSTER_SETS",
+    "CONTROLLER",
     "DECISIONS",
     "DECISIONS_STATUS",
     "EVENTS",
+    "EXPLORER",
     "LEASES",
     "PERMISSIONS",
     "PLACEMENTS",
@@ -23,6 +26,7 @@ __all__ = [
     "WATCHED",
     "ApiResource",
     "Permission",
+    "Role",
 ]
 
 OCM = "cluster.open-cluster-management.io"
@@ -107,20 +111,40 @@ PERMISSIONS = (
 )
 
 
-def permission(resource: ApiResource, verb: str) -> Permission:
-    """The table's entry granting ``verb`` on ``resource``; a request the table does not
-    declare is a programming error (deploy/ would not grant it)."""
-    for entry in PERMISSIONS:
-        if entry.resource == resource and verb in entry.verbs:
-            return entry
-    raise AssertionError(f"{verb} {resource} is not declared in PERMISSIONS")
+# What ``clusterplace serve --kubeconfig`` lists: the inputs and outputs it schedules
+# again, and the placements' events for its Live page. Read-only: list, nothing else.
+EXPLORER_PERMISSIONS = (
+    *(Permission(resource, ("list",), "cluster", "listed") for resource in WATCHED),
+    Permission(EVENTS, ("list",), "cluster", "the Live page's placement events"),
+)
 
 
-def rbac_rule(resource: ApiResource, verb: str) -> str:
-    """The RBAC rule that grants ``verb`` on ``resource``, as a YAML flow mapping."""
-    entry = permission(resource, verb)
-    where = "ClusterRole" if entry.scope == "cluster" else "Role in the controller's namespace"
-    return (
-        f'{{apiGroups: ["{resource.group}"], resources: [{resource.plural}], verbs: [{verb}]}} '
-        f"in the {where}"
-    )
+@dataclass(frozen=True)
+class Role:
+    """Who sends the requests, the verbs it may use, and the file in ``deploy/`` that
+    grants exactly those (a 403 names it)."""
+
+    who: str
+    grants: str
+    permissions: tuple[Permission, ...]
+
+    def permission(self, resource: ApiResource, verb: str) -> Permission:
+        """The entry granting ``verb`` on ``resource``; a request the table does not
+        declare is a programming error (deploy/ would not grant it)."""
+        for entry in self.permissions:
+            if entry.resource == resource and verb in entry.verbs:
+                return entry
+        raise AssertionError(f"{verb} {resource} is not declared in {self.who}'s permissions")
+
+    def rbac_rule(self, resource: ApiResource, verb: str) -> str:
+        """The RBAC rule that grants ``verb`` on ``resource``, as a YAML flow mapping."""
+        entry = self.permission(resource, verb)
+        where = "ClusterRole" if entry.scope == "cluster" else f"Role in {self.who}'s namespace"
+        return (
+            f'{{apiGroups: ["{resource.group}"], resources: [{resource.plural}], '
+            f"verbs: [{verb}]}} in the {where}"
+        )
+
+
+CONTROLLER = Role("the controller", "deploy/rbac.yaml", PERMISSIONS)
+EXPLORER = Role("the explorer", "deploy/explorer-rbac.yaml", EXPLORER_PERMISSIONS)

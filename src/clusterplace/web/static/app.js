@@ -208,11 +208,15 @@ function livePage() {
       $("#live-placements tbody").replaceChildren(...data.placements.map((p) => el("tr", {},
         el("td", { class: "name" }, `${p.namespace}/${p.name}`), el("td", {}, p.satisfied ? "✓" : "✗"),
         el("td", {}, `${p.selected} / ${p.wanted ?? "all"}`), el("td", { class: "small" }, p.status))));
+      const problem = $("#live-problem");
+      problem.textContent = data.problem ? `Events could not be read: ${data.problem}` : "";
+      problem.hidden = !data.problem;
       const body = $("#live-events tbody");
       for (const e of data.events) {
-        body.prepend(el("tr", {}, el("td", { class: "small" }, e.eventTime || ""), el("td", {}, `${e.metadata?.namespace}/${e.regarding?.name ?? ""}`),
+        body.prepend(el("tr", {}, el("td", { class: "small" }, e.series?.lastObservedTime || e.eventTime || ""), el("td", {}, `${e.metadata?.namespace}/${e.regarding?.name ?? ""}`),
           el("td", {}, e.type || ""), el("td", {}, e.reason || ""), el("td", { class: "small" }, e.note || "")));
       }
+      while (body.rows.length > 1000) body.lastElementChild.remove(); // the newest 1,000 stay
     } finally { setTimeout(tick, 2000); }
   };
   tick();
