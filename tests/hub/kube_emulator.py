@@ -26,7 +26,8 @@ API server does them *as far as the controller relies on them*:
   :meth:`HubEmulator.fail_next` answers the next such requests with an error (a
   scripted answer does not touch the store; kmock's own reactions, e.g.
   ``emulator["patch", ...][:1] << 409``, count the requests made before they were
-  added, so a one-shot error in the middle of a run is scripted here).
+  added, so a one-shot error in the middle of a run is scripted here);
+  :meth:`HubEmulator.stall_next` answers the next such request late.
 
 It is still an emulator, not an API server: no
 admission, defaulting, schema validation, garbage collection by ownerReference, RBAC
@@ -115,6 +116,7 @@ class HubEmulator(kmock.KubernetesScaffold):
     _watchers: list[tuple[str, str, asyncio.Queue[Any]]] = attrs.field(factory=list, init=False)
     _forbidden: set[tuple[str, str]] = attrs.field(factory=set, init=False)
     _failures: list[tuple[str, str, int]] = attrs.field(factory=list, init=False)
+    _stalls: list[tuple[str, str, float]] = attrs.field(factory=list, init=False)
     _rv: itertools.count[int] = attrs.field(factory=lambda: itertools.count(1), init=False)
     _last: int = attrs.field(default=0, init=False)
     _floor: int = attrs.field(default=0, init=False)  # watches from before this get 410
@@ -174,6 +176,11 @@ class HubEmulator(kmock.KubernetesScaffold):
         plural = str(request.resource.plural) if request.resource else ""
         sub = request.subresource
         self._refuse(request, verb, f"{plural}/{sub}" if sub else plural)
+        for stall in self._stalls:
+            if stall[:2] == (verb, f"{plural}/{sub}" if sub else plural):
+                self._stalls.remove(stall)
+                await asyncio.sleep(stall[2])
+                break
         for failure in self._failures:
             if failure[:2] == (verb, f"{plural}/{sub}" if sub else plural):
                 self._failures.remove(failure)
@@ -379,6 +386,11 @@ class HubEmulator(kmock.KubernetesScaffold):
     def fail_next(self, verb: str, plural: str, status: int, times: int = 1) -> None:
         """Answer the next ``times`` requests ``verb`` on ``plural`` with ``status``."""
         self._call(lambda: self._failures.extend([(verb, plural, status)] * times))
+
+    def stall_next(self, verb: str, plural: str, seconds: float) -> None:
+        """Answer the next request ``verb`` on ``plural`` only after ``seconds`` (a server
+        that hangs)."""
+        self._call(lambda: self._stalls.append((verb, plural, seconds)))
 
     def compact(self, *, end_watches: bool = True) -> None:
         """Forget the event history (a watch from an older version gets 410), and end

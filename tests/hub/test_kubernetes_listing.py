@@ -4,6 +4,7 @@ not a real API server: field selectors and paging are the emulator's simple ones
 
 from __future__ import annotations
 
+import time
 from datetime import UTC, datetime
 from typing import Any
 
@@ -155,3 +156,18 @@ def test_a_refused_event_listing_names_the_explorers_rule(kubehub: KubeHub) -> N
     assert '{apiGroups: ["events.k8s.io"], resources: [events], verbs: [list]}' in batch.problem
     assert "deploy/explorer-rbac.yaml has every rule the explorer needs" in batch.problem
     assert sorted(source.load().clusters) == ["c0"]  # the rest of the explorer works
+
+
+def test_a_hung_server_is_a_problem_after_the_timeout_not_a_hung_page(
+    kubehub: KubeHub, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(listing, "LIST_TIMEOUT_S", 0.5)
+    kubehub.emulator.stall_next("list", "events", 5.0)
+    source = kube_source(kubehub.kubeconfig, None)
+    assert source.events is not None
+    started = time.monotonic()
+    batch = source.events(0)
+    assert time.monotonic() - started < 4.0
+    assert batch.problem is not None and batch.problem == (
+        "list events.events.k8s.io: the API server did not answer in time"
+    )

@@ -104,7 +104,9 @@ class HubApi:
             return await request
         except self._exception as err:
             raise self.error(verb, resource, where, err) from None
-        except (TimeoutError, OSError) as err:
+        except TimeoutError:  # before OSError, its base; aiohttp's timeouts are one too
+            raise ApiError(verb, where, 0, "the API server did not answer in time") from None
+        except OSError as err:
             raise ApiError(verb, where, 0, f"cannot reach the API server: {err}") from None
         except Exception as err:  # aiohttp's client errors
             if type(err).__module__.startswith("aiohttp"):
@@ -129,11 +131,15 @@ class HubApi:
         field_selector: str | None = None,
         limit: int | None = None,
         token: str | None = None,
+        timeout: float | None = None,
     ) -> dict[str, Any]:
         """The objects of ``resource`` in every namespace: all of them in one answer (the
         controller needs them all, as upstream's informers list them), or a page of at
-        most ``limit`` from the ``continue`` ``token`` of the page before."""
+        most ``limit`` from the ``continue`` ``token`` of the page before. ``timeout``
+        bounds the request (seconds); none by default, as client-go's lists."""
         options: dict[str, Any] = {}
+        if timeout is not None:
+            options["_request_timeout"] = timeout
         if field_selector is not None:
             options["field_selector"] = field_selector
         if limit is not None:

@@ -17,11 +17,12 @@ from clusterplace.hub.kubernetes.resources import EVENTS, EXPLORER, OCM, WATCHED
 from clusterplace.hub.kubernetes.run import KubeOptions, connect
 from clusterplace.hub.kubernetes.source import decode_object
 
-__all__ = ["EVENTS_KEPT", "list_hub_objects", "list_placement_events"]
+__all__ = ["EVENTS_KEPT", "LIST_TIMEOUT_S", "list_hub_objects", "list_placement_events"]
 
 EVENTS_KEPT = 1000  # the newest placement events one listing keeps
 EVENTS_PAGE = 500  # events per list request (a hub may hold many more than we keep)
 EVENTS_PAGES = 200  # pages per listing at most: time stays bounded whatever the server says
+LIST_TIMEOUT_S = 30.0  # one list request at most: a page waits on it, not on a hung server
 
 
 def list_hub_objects(
@@ -39,7 +40,7 @@ async def _list(options: KubeOptions, report: Callable[[str], None]) -> list[Kub
         api = HubApi(api_client, EXPLORER)
         objects: list[KubeObject] = []
         for resource in WATCHED:
-            listing = await api.list(resource)
+            listing = await api.list(resource, timeout=LIST_TIMEOUT_S)
             for raw in listing.get("items") or ():
                 raw = {"apiVersion": resource.api_version, "kind": resource.kind, **raw}
                 try:
@@ -88,7 +89,11 @@ async def _list_events(options: KubeOptions, keep: int) -> list[dict[str, Any]]:
         seen = 0
         for _ in range(EVENTS_PAGES):
             page = await api.list(
-                EVENTS, field_selector="regarding.kind=Placement", limit=EVENTS_PAGE, token=token
+                EVENTS,
+                field_selector="regarding.kind=Placement",
+                limit=EVENTS_PAGE,
+                token=token,
+                timeout=LIST_TIMEOUT_S,
             )
             for raw in page.get("items") or ():
                 if not _about_placement(raw):
