@@ -142,3 +142,11 @@ def test_a_feed_keeps_the_newest_events_only() -> None:
     batch = feed.after(0)
     assert len(batch.events) == MAX_EVENTS and batch.cursor == MAX_EVENTS + 10
     assert batch.events[0]["metadata"]["name"] == "e10"
+
+
+def test_a_feed_takes_odd_events_without_error() -> None:
+    odd: list[dict[str, Any]] = [{}, {"metadata": "x"}, {"metadata": {"name": "a"}}]
+    feed = EventFeed(lambda: odd, every=0.0)
+    first = feed.after(0)
+    assert len(first.events) == 3 and first.problem is None
+    assert feed.after(first.cursor).events == []  # listed again: nothing new

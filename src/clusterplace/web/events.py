@@ -112,7 +112,8 @@ class EventFeed:
         self._problem = None
         versions: dict[tuple[str, str], str] = {}
         for event in listed:
-            meta = event.get("metadata") or {}
+            meta = event.get("metadata")
+            meta = meta if isinstance(meta, dict) else {}
             key = (f"{meta.get('namespace', '')}/{meta.get('name', '')}", str(meta.get("uid", "")))
             version = str(meta.get("resourceVersion", ""))
             versions[key] = version

@@ -63,8 +63,14 @@ def list_placement_events(options: KubeOptions, keep: int = EVENTS_KEPT) -> list
 
 
 def _newest(event: dict[str, Any]) -> tuple[str, str, str]:
-    meta = event.get("metadata") or {}
-    series = event.get("series") or {}
+    """When an event last happened (a series' last observation, else its time): RFC 3339
+    in UTC, so the strings sort as the times do."""
+
+    def part(name: str) -> dict[str, Any]:
+        found = event.get(name)
+        return found if isinstance(found, dict) else {}
+
+    meta, series = part("metadata"), part("series")
     moment = series.get("lastObservedTime") or event.get("eventTime") or ""
     return (str(moment), str(meta.get("creationTimestamp") or ""), str(meta.get("name") or ""))
 
