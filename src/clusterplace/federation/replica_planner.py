@@ -31,6 +31,7 @@ __all__ = [
     "Round",
     "Share",
     "Steps",
+    "keep_ceiling",
     "planner_order",
     "upstream_plan",
 ]
@@ -115,6 +116,18 @@ def planner_order(
     return ranked, unmatched
 
 
+def keep_ceiling(r: Ranked, running: int, capacity: Mapping[str, int]) -> tuple[int, str | None]:
+    """How many of its ``running`` replicas a cluster may keep (without rebalance): the
+    count capped by its max, then its capacity, and what capped it ("max", "capacity")."""
+    target, limit = running, None
+    if r.prefs.max_replicas is not None and r.prefs.max_replicas < target:
+        target, limit = r.prefs.max_replicas, "max"
+    cap = capacity.get(r.cluster)
+    if cap is not None and cap < target:
+        target, limit = cap, "capacity"
+    return target, limit
+
+
 def upstream_plan(
     prefs: ReplicaPreferences,
     replicas: int,
@@ -150,12 +163,7 @@ def upstream_plan(
             count = current.get(r.cluster)
             if count is None or count <= planned:
                 continue
-            target, limit = count, None
-            if r.prefs.max_replicas is not None and r.prefs.max_replicas < target:
-                target, limit = r.prefs.max_replicas, "max"
-            cap = capacity.get(r.cluster)
-            if cap is not None and cap < target:
-                target, limit = cap, "capacity"
+            target, limit = keep_ceiling(r, count, capacity)
             extra = target - planned
             if remaining < extra:
                 extra, limit = remaining, "remaining"

@@ -24,7 +24,7 @@ import heapq
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
 
-from clusterplace.federation.replica_planner import Grant, Ranked
+from clusterplace.federation.replica_planner import Grant, Ranked, keep_ceiling
 
 __all__ = ["webster_seats"]
 
@@ -136,12 +136,7 @@ def webster_seats(
             running = current.get(r.cluster)
             if running is None or running <= counts[r.cluster]:
                 continue
-            target, limit = running, None
-            if r.prefs.max_replicas is not None and r.prefs.max_replicas < target:
-                target, limit = r.prefs.max_replicas, "max"
-            cap = capacity.get(r.cluster)
-            if cap is not None and cap < target:
-                target, limit = cap, "capacity"
+            target, limit = keep_ceiling(r, running, capacity)
             extra = max(0, min(target - counts[r.cluster], remaining))
             if extra < target - counts[r.cluster]:
                 limit = "remaining"
