@@ -123,12 +123,10 @@ def placements(request: Request) -> Any:
     summary="Every cluster's fate for one placement (explain -o wide)",
 )
 def placement(request: Request, namespace: str, name: str) -> Any:
-    state = explorer(request)
-    with state.lock:
-        items = state.explained(namespace, name)
-        result = state.run.result.get(namespace, name)
-    if items is None or result is None:
+    found = explorer(request).explained(namespace, name)
+    if found is None:
         return problem(404, f'placement "{name}" not found in namespace "{namespace}"')
+    result, items = found
     return {
         "namespace": namespace,
         "name": name,

@@ -83,17 +83,15 @@ def create_app(state: Explorer) -> FastAPI:
 
     @app.get("/placements/{namespace}/{name}", response_class=HTMLResponse, include_in_schema=False)
     def placement_page(request: Request, namespace: str, name: str) -> HTMLResponse:
-        current = explorer(request)
-        with current.lock:
-            items = current.explained(namespace, name)
-            result = current.run.result.get(namespace, name)
-        if items is None or result is None:
+        found = explorer(request).explained(namespace, name)
+        if found is None:
             return page(
                 request,
                 "missing.html",
                 what=f'placement "{name}" in namespace "{namespace}"',
                 status_code=404,
             )
+        result, items = found
         ranked = sorted(
             items,
             key=lambda i: (i.rank is None, i.rank or 0, i.cluster),

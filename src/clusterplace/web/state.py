@@ -10,7 +10,7 @@ from datetime import datetime
 
 from clusterplace.api import Fleet
 from clusterplace.defkit.module import Module
-from clusterplace.scheduling import IncrementalSchedule
+from clusterplace.scheduling import IncrementalSchedule, PlacementResult
 from clusterplace.scheduling.explain import ClusterExplanation, explain
 from clusterplace.web.events import EventBatch, EventReader
 
@@ -53,16 +53,20 @@ class Explorer:
             self._version = version
         return True
 
-    def explained(self, namespace: str, name: str) -> list[ClusterExplanation] | None:
-        """``explain -o wide`` for one placement (kept until the fleet changes)."""
-        key = (namespace, name)
-        found = self._explained.get(key)
-        if found is None:
+    def explained(
+        self, namespace: str, name: str
+    ) -> tuple[PlacementResult, list[ClusterExplanation]] | None:
+        """A placement's result and its ``explain -o wide`` (kept until the fleet
+        changes); None for a placement the fleet does not hold."""
+        with self.lock:
             result = self.run.result.get(namespace, name)
             if result is None:
                 return None
-            found = self._explained[key] = explain(self.run.result.snapshot, result)
-        return found
+            key = (namespace, name)
+            found = self._explained.get(key)
+            if found is None:
+                found = self._explained[key] = explain(self.run.result.snapshot, result)
+            return result, found
 
     def events_after(self, cursor: int) -> EventBatch:
         """The hub's events after ``cursor`` (none without a live hub)."""
