@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import asyncio
 import heapq
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from typing import Any
 
 from clusterplace.api import KubeObject
@@ -34,10 +35,18 @@ def list_hub_objects(
     return asyncio.run(_list(options, report))
 
 
-async def _list(options: KubeOptions, report: Callable[[str], None]) -> list[KubeObject]:
+@asynccontextmanager
+async def _explorer_api(options: KubeOptions) -> AsyncIterator[HubApi]:
+    """A connection for one read, as the explorer's role; closed after it."""
     api_client = await connect(options)
     try:
-        api = HubApi(api_client, EXPLORER)
+        yield HubApi(api_client, EXPLORER)
+    finally:
+        await api_client.close()
+
+
+async def _list(options: KubeOptions, report: Callable[[str], None]) -> list[KubeObject]:
+    async with _explorer_api(options) as api:
         objects: list[KubeObject] = []
         for resource in WATCHED:
             listing = await api.list(resource, timeout=LIST_TIMEOUT_S)
@@ -50,8 +59,6 @@ async def _list(options: KubeOptions, report: Callable[[str], None]) -> list[Kub
                     where = "/".join(p for p in (meta.get("namespace"), meta.get("name")) if p)
                     report(f"hub: {resource.kind}/{where}: {err}; left out")
         return objects
-    finally:
-        await api_client.close()
 
 
 def list_placement_events(options: KubeOptions, keep: int = EVENTS_KEPT) -> list[dict[str, Any]]:
@@ -87,9 +94,7 @@ def _about_placement(event: Any) -> bool:
 
 
 async def _list_events(options: KubeOptions, keep: int) -> list[dict[str, Any]]:
-    api_client = await connect(options)
-    try:
-        api = HubApi(api_client, EXPLORER)
+    async with _explorer_api(options) as api:
         kept: list[tuple[tuple[str, str, str], int, dict[str, Any]]] = []  # a min-heap
         token: str | None = None
         seen = 0
@@ -115,5 +120,3 @@ async def _list_events(options: KubeOptions, keep: int) -> list[dict[str, Any]]:
             if token is None:
                 break
         return [event for *_, event in sorted(kept, key=lambda e: e[:2])]
-    finally:
-        await api_client.close()
