@@ -1,15 +1,16 @@
 """An in-memory hub for reconcile-core tests: a sink that records every write in order
-(and can be told to fail), and a reconciler driven by hand clocks."""
+(and can be told to fail) and, as an API server's watch would, publishes each write
+back to the controller as a change; and a reconciler driven by hand clocks."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from clusterplace.api import KubeObject, Placement, PlacementDecision
-from clusterplace.controller import HubWriteError, Key, Reconciler, Write
+from clusterplace.controller import HubWriteError, Key, ObjectChange, Reconciler, Write
 from clusterplace.scheduling.events import Event
 from tests.scheduling._helpers import NOW
 
@@ -25,6 +26,8 @@ class MemorySink:
     events: list[tuple[str, str, Event]] = field(default_factory=list)
     fail_after: int | None = None  # writes allowed before each one fails
     flushes: int = 0
+    # Where written objects are published (the controller's observe): its watch.
+    publish: Callable[[list[ObjectChange]], None] = lambda _: None
 
     def _maybe_fail(self) -> None:
         if self.fail_after is not None:
@@ -36,18 +39,29 @@ class MemorySink:
         self._maybe_fail()
         pd = write.decision
         self.log.append((write.action, pd.namespace, pd.name, pd))
-        return None if write.action == "delete" else pd
+        if write.action == "delete":
+            self.publish([ObjectChange(pd, None)])
+            return None
+        self.publish([ObjectChange(write.current, pd)])
+        return pd
 
-    async def write_status(self, placement: Placement) -> Placement:
+    async def write_status(self, current: Placement, desired: Placement) -> Placement:
         self._maybe_fail()
-        self.log.append(("status", placement.namespace, placement.name, placement))
-        return placement
+        self.log.append(("status", desired.namespace, desired.name, desired))
+        written = current.model_copy(update={"status": desired.status})
+        self.publish([ObjectChange(current, written)])
+        return written
 
     async def forget_placement(self, key: Key) -> None:
         self.log.append(("forget", key[0], key[1], None))
 
-    async def emit(self, namespace: str, placement: str, events: Sequence[Event]) -> None:
-        self.events.extend((namespace, placement, e) for e in events)
+    async def emit(
+        self,
+        regarding: Placement,
+        events: Sequence[Event],
+        related: Mapping[str, PlacementDecision],
+    ) -> None:
+        self.events.extend((regarding.namespace, regarding.name, e) for e in events)
 
     async def flush(self) -> None:
         self.flushes += 1
@@ -77,6 +91,7 @@ def make_reconciler(
     sink = sink if sink is not None else MemorySink()
     clocks = clocks if clocks is not None else Clocks()
     reconciler = Reconciler(sink, now=clocks.now, clock=clocks.clock, resync=None)
+    sink.publish = reconciler.observe
     reconciler.boot(objects)
     return reconciler, sink, clocks
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from clusterplace.api import Fleet, KubeObject
-from clusterplace.controller import ObjectChange, placements_to_sync
+from clusterplace.controller import HubState, ObjectChange, placements_to_sync
 from tests.scheduling._helpers import (
     CLUSTERSET_LABEL,
     addon,
@@ -22,7 +22,9 @@ def hub(*objects: KubeObject) -> Fleet:
     return Fleet.of(objects)
 
 
-def keys(change: ObjectChange, state: Fleet) -> list[tuple[str, str]]:
+def keys(change: ObjectChange, fleet: Fleet) -> list[tuple[str, str]]:
+    state = HubState()
+    state.fleet = fleet
     return placements_to_sync(change, state)
 
 

@@ -161,12 +161,19 @@ def test_a_failed_write_emits_only_what_was_written_and_retries_with_backoff() -
     assert [(a, n) for a, _, n, _ in sink.log] == [("create", f"{PLACEMENT}-decision-1")]
     reasons = [e.reason for _, _, e in sink.events]
     assert reasons == ["DecisionCreate", "DecisionUpdate", "ScoreUpdate"]
-    assert reconciler.queue.delayed == 1 and reconciler.stats.errors == 1
+    # The create's echo enqueued the placement again (as upstream's watch does); that
+    # sync's status write failed too, and the placement waits for its backoff.
+    assert reconciler.queue.delayed == 1 and reconciler.stats.errors == 2
     sink.fail_after = None
     clocks.advance(timedelta(seconds=1))
     run(reconciler)
-    reasons = [e.reason for _, _, e in sink.events]
-    assert reasons[3:] == ["DecisionCreate", "DecisionUpdate", "ScoreUpdate"]
+    assert [(a, n) for a, _, n, _ in sink.log][1:] == [
+        ("create", f"{PLACEMENT}-decision-2"),
+        ("status", PLACEMENT),
+    ]
+    # What was written was said once: the first page's events are not repeated.
+    related = [e.related for _, _, e in sink.events if e.reason == "DecisionCreate"]
+    assert related == [f"{PLACEMENT}-decision-1", f"{PLACEMENT}-decision-2"]
     assert reconciler.queue.delayed == 0
 
 
@@ -178,7 +185,7 @@ def test_a_toleration_expiry_requeues_the_placement_then() -> None:
     assert _decisions(reconciler) == {f"{PLACEMENT}-decision-1": ["c1"]}
     assert reconciler.queue.next_due() == 60
     clocks.advance(timedelta(seconds=61))
-    assert run(reconciler) == 1
+    assert run(reconciler) == 2  # the write's echo syncs it once more, as upstream's
     assert _decisions(reconciler) == {f"{PLACEMENT}-decision-1": []}
 
 

@@ -9,12 +9,13 @@ gives it a :class:`Sink` to write to. See docs/controller.md.
 from clusterplace.controller.changes import Key, ObjectChange
 from clusterplace.controller.enqueue import placements_to_sync
 from clusterplace.controller.queue import WorkQueue
-from clusterplace.controller.reconciler import Reconciler, SyncStats
+from clusterplace.controller.reconciler import HubSourceEnded, Reconciler, SyncStats
 from clusterplace.controller.sink import HubWriteError, Sink
 from clusterplace.controller.state import HubState
 from clusterplace.controller.sync import SyncPlan, Write, plan_sync
 
 __all__ = [
+    "HubSourceEnded",
     "HubState",
     "HubWriteError",
     "Key",

@@ -25,7 +25,6 @@ from collections.abc import Iterable
 
 from clusterplace.api import (
     AddOnPlacementScore,
-    Fleet,
     KubeObject,
     ManagedCluster,
     ManagedClusterSet,
@@ -35,13 +34,12 @@ from clusterplace.api import (
 )
 from clusterplace.api.placement import PLACEMENT_LABEL
 from clusterplace.controller.changes import Key, ObjectChange
-from clusterplace.labels import Selector
-from clusterplace.scheduling.candidates import SetSelectorError, cluster_set_selector
+from clusterplace.controller.state import HubState
 
 __all__ = ["addon_resources", "is_placement_input", "placements_to_sync"]
 
 
-def placements_to_sync(change: ObjectChange, hub: Fleet) -> list[Key]:
+def placements_to_sync(change: ObjectChange, hub: HubState) -> list[Key]:
     """The placements ``change`` enqueues, in a stable order (sorted, no repeats)."""
     obj = change.obj
     keys: set[Key] = set()
@@ -74,12 +72,13 @@ def _decision_owner(change: ObjectChange) -> list[Key]:
     return []
 
 
-def _sets_of(cluster: ManagedCluster, hub: Fleet) -> list[str] | None:
+def _sets_of(cluster: ManagedCluster, hub: HubState) -> list[str] | None:
     """The sets ``cluster`` belongs to by its labels; None when a set's selector is
     invalid (upstream's lookup then fails, and the change enqueues nothing)."""
     found = []
-    for name in sorted(hub.cluster_sets):
-        selector = _selector_of(hub.cluster_sets[name])
+    sets = hub.fleet.cluster_sets
+    for name in sorted(sets):
+        selector = hub.set_selector(sets[name])
         if selector is None:
             return None
         if selector.matches(cluster.labels):
@@ -87,35 +86,19 @@ def _sets_of(cluster: ManagedCluster, hub: Fleet) -> list[str] | None:
     return found
 
 
-# The last selector built for each set name, with the object it was built from: set
-# objects are replaced, never changed in place, so the same object has the same selector.
-_SELECTORS: dict[str, tuple[ManagedClusterSet, Selector | None]] = {}
-
-
-def _selector_of(cluster_set: ManagedClusterSet) -> Selector | None:
-    found = _SELECTORS.get(cluster_set.name)
-    if found is None or found[0] is not cluster_set:
-        try:
-            selector: Selector | None = cluster_set_selector(cluster_set)
-        except SetSelectorError:
-            selector = None
-        found = _SELECTORS[cluster_set.name] = (cluster_set, selector)
-    return found[1]
-
-
-def _for_cluster(cluster: ManagedCluster, hub: Fleet) -> Iterable[Key]:
+def _for_cluster(cluster: ManagedCluster, hub: HubState) -> Iterable[Key]:
     for set_name in _sets_of(cluster, hub) or ():
         yield from _for_set(set_name, hub)
 
 
-def _for_set(set_name: str, hub: Fleet) -> Iterable[Key]:
-    for (namespace, name), binding in hub.bindings.items():
+def _for_set(set_name: str, hub: HubState) -> Iterable[Key]:
+    for (namespace, name), binding in hub.fleet.bindings.items():
         if binding.spec.cluster_set == set_name:
             yield from _for_binding(namespace, name, hub)
 
 
-def _for_binding(namespace: str, binding: str, hub: Fleet) -> Iterable[Key]:
-    for (ns, name), placement in hub.placements.items():
+def _for_binding(namespace: str, binding: str, hub: HubState) -> Iterable[Key]:
+    for (ns, name), placement in hub.fleet.placements.items():
         if ns != namespace:
             continue
         wanted = placement.spec.cluster_sets
@@ -133,17 +116,17 @@ def addon_resources(placement: Placement) -> set[str]:
     return found
 
 
-def _for_score(score: AddOnPlacementScore, hub: Fleet) -> Iterable[Key]:
+def _for_score(score: AddOnPlacementScore, hub: HubState) -> Iterable[Key]:
     users = [
-        key for key, placement in hub.placements.items() if score.name in addon_resources(placement)
+        key for key, placement in hub.fleet.placements.items() if score.name in addon_resources(placement)
     ]
     if not users:
         return
-    cluster = hub.clusters.get(score.namespace)  # a score lives in its cluster's namespace
+    cluster = hub.fleet.clusters.get(score.namespace)  # a score lives in its cluster's namespace
     if cluster is None:
         return
     sets = set(_sets_of(cluster, hub) or ())
-    namespaces = {ns for (ns, _), b in hub.bindings.items() if b.spec.cluster_set in sets}
+    namespaces = {ns for (ns, _), b in hub.fleet.bindings.items() if b.spec.cluster_set in sets}
     yield from (key for key in users if key[0] in namespaces)
 
 

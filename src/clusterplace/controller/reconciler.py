@@ -3,6 +3,13 @@
 It knows nothing of files or HTTP: a hub feeds it :class:`ObjectChange` batches and gives it
 a :class:`Sink` to write to. One worker syncs one key at a time (as upstream), so a
 placement never syncs concurrently with itself.
+
+Level-triggered, as upstream's controller: a key taken from the queue is planned from the
+cache, which only the hub's change stream writes, then written; a resync plans every
+placement. The controller's own writes reach the cache as their echoes arrive, and
+enqueue their placement again, as upstream's do; until a placement's echoes arrived it
+is not planned (:mod:`clusterplace.controller.expectations`). The only work left out is
+decided when a change arrives, from what it reaches (:mod:`clusterplace.controller.hints`).
 """
 
 from __future__ import annotations
@@ -10,25 +17,36 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import AsyncIterator, Callable, Iterable, Sequence
-from dataclasses import dataclass
+from collections import Counter
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Protocol
 
-from clusterplace.api import KubeObject
+from clusterplace.api import KubeObject, Placement, PlacementDecision
 from clusterplace.collector import collector_paused
 from clusterplace.controller.changes import Key, ObjectChange
 from clusterplace.controller.enqueue import is_placement_input, placements_to_sync
+from clusterplace.controller.expectations import Expectations
 from clusterplace.controller.queue import WorkQueue
 from clusterplace.controller.sink import HubWriteError, Sink
 from clusterplace.controller.state import HubState
 from clusterplace.controller.sync import SyncPlan, Write, plan_sync, score_expiry
+from clusterplace.errors import ClusterplaceError
 from clusterplace.scheduling.events import Event
 
-__all__ = ["Reconciler", "SyncObserver", "SyncStats"]
+__all__ = ["HubSourceEnded", "Reconciler", "SyncObserver", "SyncStats"]
 
 DEFAULT_RESYNC = 600.0  # seconds: upstream's informer resync period
-UNCHANGED = "its inputs did not change since its last sync"
+AWAITING_ECHO = "the echoes of its last writes have not arrived yet"
+UNCHANGED = "no change since its last plan reached it"
+# With --once, a placement synced this many times in one run (each sync writing, and the
+# echo of the write enqueuing it again) has not settled: it is left as it is.
+SETTLE_LIMIT = 32
+
+
+class HubSourceEnded(ClusterplaceError):
+    """The hub's change stream ended while the controller was running."""
 
 
 @dataclass
@@ -36,7 +54,8 @@ class SyncStats:
     """Counters since start (the controller's log reads them)."""
 
     syncs: int = 0
-    unchanged: int = 0  # syncs skipped: their inputs had not changed
+    hinted: int = 0  # syncs passed over: no change since the last plan reached it
+    awaiting: int = 0  # syncs put off until the echoes of earlier writes arrived
     writes: int = 0
     events: int = 0
     errors: int = 0
@@ -55,10 +74,11 @@ class SyncObserver(Protocol):
 class Reconciler:
     """Keeps a hub's PlacementDecisions and Placement statuses current.
 
-    ``now`` gives the wall-clock time a sync schedules at; ``clock`` the monotonic time
-    the queue delays by. Both are parameters so that tests can drive them.
-    ``skip_unchanged`` skips syncs whose inputs provably did not change since the
-    placement's last sync (:mod:`clusterplace.controller.freshness`).
+    ``now`` gives the wall-clock time a sync schedules at (read per sync); ``clock`` the
+    monotonic time the queue delays by. Both are parameters so that tests can drive
+    them. ``hints`` passes over a queued placement that no change since its last,
+    converged plan reached (:mod:`clusterplace.controller.hints`); without it every
+    placement taken from the queue is planned.
     """
 
     def __init__(
@@ -69,17 +89,20 @@ class Reconciler:
         clock: Callable[[], float] = time.monotonic,
         resync: float | None = DEFAULT_RESYNC,
         log: Callable[[str], None] = lambda _: None,
-        skip_unchanged: bool = True,
+        hints: bool = True,
     ) -> None:
         self.sink = sink
         self.state = HubState()
+        self.expectations = Expectations()
         self.queue: WorkQueue[Key] = WorkQueue(clock)
         self.now = now or (lambda: datetime.now(UTC))
         self.resync = resync
         self.log = log
         self.stats = SyncStats()
-        self.skip_unchanged = skip_unchanged
+        self.hints = hints
+        self.unsettled: set[Key] = set()  # with --once: placements that did not settle
         self._wake = asyncio.Event()
+        self._gone: set[Key] = set()  # placements deleted, whose status is still to forget
         self.observer: SyncObserver | None = None
 
     # -- input -------------------------------------------------------------------------
@@ -93,58 +116,90 @@ class Reconciler:
         self.enqueue_all()
 
     def enqueue_all(self) -> None:
+        """Enqueue every placement (a resync: each is planned again, none passed over)."""
+        self.state.hints.all_stale()
         for key in self.state.placement_keys():
             self.queue.add(key)
         self._wake.set()
 
     def observe(self, changes: Iterable[ObjectChange]) -> None:
-        """Record changes (in order) and enqueue what upstream would enqueue."""
+        """Take changes from the hub's change stream (in order) into the cache, and
+        enqueue what upstream would enqueue. Each change is also checked against the
+        queueing hints here, when it arrives (:mod:`clusterplace.controller.hints`)."""
         for change in changes:
             if not is_placement_input(change.obj):
                 continue
+            met = self.expectations.observe(change)
+            if met is not None:
+                self.queue.add(met)
             current = self.state.get(change.obj)
-            if change.new is not None and current == change.new:
-                continue  # nothing new (e.g. the echo of our own write)
             if change.new is None and current is None:
                 continue
+            if change.new is not None and current == change.new:
+                continue  # nothing new
+            change = ObjectChange(current, change.new)
             self.state.record(change)
-            for key in placements_to_sync(change, self.state.fleet):
+            if isinstance(change.obj, Placement):
+                key = (change.obj.namespace, change.obj.name)
+                if change.new is None:
+                    self._gone.add(key)
+                else:
+                    self._gone.discard(key)
+            for key in placements_to_sync(change, self.state):
                 self.queue.add(key)
         self._wake.set()
 
     # -- syncing -----------------------------------------------------------------------
 
     async def sync(self, key: Key, now: datetime | None = None) -> SyncPlan:
-        """Sync one placement at ``now`` (default: the clock's time): plan, write,
-        emit, and requeue as the plan says."""
+        """Sync one placement at ``now`` (default: the clock's time): plan from the
+        cache, write, emit, and requeue as the plan says. Never raises for a failed
+        sync: it is logged and retried with backoff."""
+        wait = self.expectations.pending(key, self.queue.clock())
+        if wait is not None:
+            # Its echo enqueues it again when it arrives; the delay is the time out.
+            self.stats.awaiting += 1
+            self.queue.add_after(key, wait)
+            return SyncPlan(key, skipped=AWAITING_ECHO)
         now = now or self.now()
-        if self.skip_unchanged and (fresh := self.state.fresh(key, now)) is not None:
-            self.stats.unchanged += 1
-            # The requeue the sync would have asked for (a recorded placement's only one:
-            # the next expiry of a score it ranks by).
-            requeue = score_expiry(self.state, fresh.placement, now)
+        if self.hints and self.state.holds(key, now):
+            # No change since its last, converged plan reached it: planning again would
+            # write nothing. Ask for the requeue that plan would have asked for (the
+            # next expiry of a score it ranks by), as it would have.
+            self.stats.hinted += 1
+            placement = self.state.placement(key)
+            assert placement is not None
+            requeue = score_expiry(self.state, placement, now)
             if requeue is not None:
                 self.queue.add_after(key, requeue.total_seconds())
             self.queue.forget(key)
-            return SyncPlan(key, skipped=UNCHANGED)
+            return SyncPlan(key, placement, skipped=UNCHANGED)
         started = time.perf_counter()
-        with collector_paused():
-            plan = plan_sync(self.state, key, now)
-        planned = time.perf_counter()
-        if self.observer is not None:
-            self.observer.scheduled(planned - started)
-        self.stats.syncs += 1
+        planned = started
+        plan = SyncPlan(key)
         try:
-            if plan.skipped is not None and self.state.placement(key) is None:
+            with collector_paused():
+                plan = plan_sync(self.state, key, now)
+            planned = time.perf_counter()
+            if self.observer is not None:
+                self.observer.scheduled(planned - started)
+            self.stats.syncs += 1
+            if plan.record is not None and not plan.writes and plan.status is None:
+                # A converged plan, made from the cache before any await: it holds until
+                # a change that reaches it arrives.
+                self.state.hints.remember(key, plan.record)
+            else:
+                self.state.hints.stale(key)
+            if plan.placement is None:
                 await self._collect_garbage(key)
             if plan.requeue_after is not None:
                 # As upstream: the requeue is set before the writes, whatever they give.
                 self.queue.add_after(key, plan.requeue_after.total_seconds())
             await self._apply(plan)
         except HubWriteError as err:
-            self.stats.errors += 1
-            self.log(f"sync {key[0]}/{key[1]}: {err}; retrying")
-            self.queue.add_rate_limited(key)
+            self._failed(key, str(err))
+        except Exception as err:  # a fault of ours or an odd answer: never ends the loop
+            self._failed(key, f"unexpected error: {type(err).__name__}: {err}")
         else:
             if plan.error is not None:
                 self.stats.errors += 1
@@ -153,41 +208,65 @@ class Reconciler:
                 self.queue.add_rate_limited(key)
             else:
                 self.queue.forget(key)
-            if plan.record is not None:
-                self.state.remember(key, plan.record)
         finally:
             if self.observer is not None and (plan.writes or plan.status is not None):
                 self.observer.bound(time.perf_counter() - planned)
         return plan
 
+    def _failed(self, key: Key, why: str) -> None:
+        self.state.hints.stale(key)
+        self.stats.errors += 1
+        self.log(f"sync {key[0]}/{key[1]}: {why}; retrying")
+        self.queue.add_rate_limited(key)
+
     async def _apply(self, plan: SyncPlan) -> None:
-        namespace, name = plan.key
+        placement = plan.placement
+        if placement is None:
+            return
+        held: dict[str, PlacementDecision] = {}
         done: set[str] = set()
         try:
             for write in plan.writes:
-                await self._write(write)
+                # A decision written twice (a union first) is patched over what the
+                # first write left.
+                before = held.get(write.name, write.current)
+                after = await self._write(plan.key, replace(write, current=before))
+                if after is not None:
+                    held[write.name] = after
                 if not write.interim:
                     done.add(write.name)
         finally:
             # Events only for what was written (upstream emits them even when a write
             # failed); a failed sync is retried and says it again then.
-            await self._emit(namespace, name, [e for e in plan.events if e.related in done])
+            await self._emit(placement, [e for e in plan.events if e.related in done], held)
         if plan.status is not None:
-            written = await self.sink.write_status(plan.status)
-            self.state.record(ObjectChange(self.state.placement(plan.key), written), written=True)
+            self.expectations.begin(plan.key, plan.status)
+            try:
+                written = await self.sink.write_status(placement, plan.status)
+            except BaseException:
+                self.expectations.failed(plan.key, plan.status)
+                raise
+            self.expectations.wrote(plan.key, plan.status, written, self.queue.clock())
             self.stats.writes += 1
-        await self._emit(namespace, name, [e for e in plan.events if not e.related])
+        await self._emit(placement, [e for e in plan.events if not e.related], held)
 
-    async def _write(self, write: Write) -> None:
-        before = self.state.get(write.decision)
-        after = await self.sink.write_decision(write)
-        if before is not None or after is not None:
-            self.state.record(ObjectChange(before, after), written=True)
+    async def _write(self, key: Key, write: Write) -> PlacementDecision | None:
+        self.expectations.begin(key, write.decision)
+        try:
+            after = await self.sink.write_decision(write)
+        except BaseException:
+            self.expectations.failed(key, write.decision)
+            raise
+        held = None if write.action == "delete" else after
+        self.expectations.wrote(key, write.decision, held, self.queue.clock())
         self.stats.writes += 1
+        return after
 
-    async def _emit(self, namespace: str, name: str, events: Sequence[Event]) -> None:
+    async def _emit(
+        self, placement: Placement, events: Sequence[Event], held: Mapping[str, PlacementDecision]
+    ) -> None:
         if events:
-            await self.sink.emit(namespace, name, events)
+            await self.sink.emit(placement, events, held)
             self.stats.events += len(events)
 
     async def _collect_garbage(self, key: Key) -> None:
@@ -196,21 +275,33 @@ class Reconciler:
         does not emit them for garbage collection either)."""
         if self.sink.collects_garbage:
             return
-        for pd in self.state.owned(key):
-            await self._write(Write("delete", pd))
-        await self.sink.forget_placement(key)
+        owned = self.state.owned(key)
+        for pd in owned:
+            await self._write(key, Write("delete", pd, current=pd))
+        if owned or key in self._gone:
+            await self.sink.forget_placement(key)
+        self._gone.discard(key)
 
-    async def drain(self, stop: asyncio.Event | None = None) -> int:
+    async def drain(self, stop: asyncio.Event | None = None, *, settle: bool = False) -> int:
         """Sync every ready key (and those that become ready meanwhile) until ``stop``
         is set; returns how many syncs ran. Delayed keys stay delayed. A sync that has
-        begun always ends: stopping never leaves a placement half-written."""
+        begun always ends: stopping never leaves a placement half-written. ``settle``
+        (a run that ends when nothing is left to do) leaves a placement alone once it
+        was synced :data:`SETTLE_LIMIT` times, each sync writing again."""
         count = 0
-        # One moment for the batch, as an offline run has: a time threshold crossed
-        # meanwhile (a toleration or a score expiring) has its own requeue after it.
-        now = self.now()
+        runs: Counter[Key] = Counter()
         while not (stop is not None and stop.is_set()) and (key := self.queue.pop()) is not None:
             try:
-                await self.sync(key, now)
+                runs[key] += 1
+                if settle and runs[key] > SETTLE_LIMIT:
+                    if key not in self.unsettled:
+                        self.unsettled.add(key)
+                        self.log(
+                            f"{key[0]}/{key[1]} did not settle: each of its last "
+                            f"{SETTLE_LIMIT} syncs wrote again; left as it is"
+                        )
+                    continue
+                await self.sync(key)
             finally:
                 self.queue.done(key)
             count += 1
@@ -219,34 +310,41 @@ class Reconciler:
         return count
 
     async def run(self, batches: AsyncIterator[list[ObjectChange]], stop: asyncio.Event) -> None:
-        """Sync until ``stop`` is set, taking change batches as they come."""
+        """Sync until ``stop`` is set, taking change batches as they come. The hub's
+        change stream failing (a watch refused, say) ends the run with its error."""
         feeder = asyncio.create_task(self._feed(batches, stop))
         last_resync = self.queue.clock()
         try:
             while not stop.is_set():
                 if feeder.done():
                     feeder.result()  # the source failed: raise its error
-                before = (self.stats.writes, self.stats.events, self.stats.unchanged)
+                    if not stop.is_set():
+                        raise HubSourceEnded("the hub's change stream ended")
+                    break
+                before = (self.stats.writes, self.stats.events)
                 synced = await self.drain(stop)
                 if synced:
-                    await self.sink.flush()
+                    await self._flush()
                     writes = self.stats.writes - before[0]
                     events = self.stats.events - before[1]
-                    unchanged = self.stats.unchanged - before[2]
-                    skipped = f" ({unchanged} skipped: inputs unchanged)" if unchanged else ""
-                    self.log(
-                        f"synced {synced} placements{skipped}: {writes} writes, {events} events"
-                    )
+                    self.log(f"synced {synced} placements: {writes} writes, {events} events")
                 if self.resync is not None and self.queue.clock() - last_resync >= self.resync:
                     last_resync = self.queue.clock()
                     self.enqueue_all()
                     continue
-                await self._sleep(stop, last_resync)
+                await self._sleep(stop, last_resync, feeder)
         finally:
             feeder.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await feeder
+            await self._flush()
+
+    async def _flush(self) -> None:
+        try:
             await self.sink.flush()
+        except HubWriteError as err:
+            self.stats.errors += 1
+            self.log(f"flush: {err}")
 
     async def _feed(self, batches: AsyncIterator[list[ObjectChange]], stop: asyncio.Event) -> None:
         async for batch in batches:
@@ -254,8 +352,11 @@ class Reconciler:
             if stop.is_set():
                 return
 
-    async def _sleep(self, stop: asyncio.Event, last_resync: float) -> None:
-        """Wait for a change, a delayed key, the next resync or ``stop``."""
+    async def _sleep(
+        self, stop: asyncio.Event, last_resync: float, feeder: asyncio.Task[None]
+    ) -> None:
+        """Wait for a change, a delayed key, the next resync, the source failing, or
+        ``stop``."""
         waits = [self.queue.next_due()]
         if self.resync is not None:
             waits.append(max(0.0, last_resync + self.resync - self.queue.clock()))
@@ -266,7 +367,9 @@ class Reconciler:
         wake = asyncio.create_task(self._wake.wait())
         stopped = asyncio.create_task(stop.wait())
         try:
-            await asyncio.wait({wake, stopped}, timeout=timeout, return_when="FIRST_COMPLETED")
+            await asyncio.wait(
+                {wake, stopped, feeder}, timeout=timeout, return_when="FIRST_COMPLETED"
+            )
         finally:
             for task in (wake, stopped):
                 task.cancel()

@@ -1,8 +1,16 @@
-"""Where the controller's writes go: the interface both hubs implement."""
+"""Where the controller's writes go: the interface both hubs implement.
+
+A sink writes; it never feeds the controller's cache. What it wrote comes back through
+the hub's change stream, as anyone else's change does (a Kubernetes hub's watch; a
+directory hub's sink is the API server of its output folder and publishes its own
+writes as changes). Each write is given the object as the controller's cache held it
+and the object wanted, and returns the object as the hub now holds it, which the
+controller then expects to see come back.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Protocol
 
 from clusterplace.api import Placement, PlacementDecision
@@ -27,20 +35,28 @@ class Sink(Protocol):
     collects_garbage: bool
 
     async def write_decision(self, write: Write) -> PlacementDecision | None:
-        """Create, update or delete one PlacementDecision; returns it as the hub now
+        """Create, update or delete one PlacementDecision (``write.current`` is the
+        object as last seen, ``write.decision`` as wanted); returns it as the hub now
         holds it (None after a delete)."""
         ...
 
-    async def write_status(self, placement: Placement) -> Placement:
-        """Write the placement's status; returns the placement as the hub now holds it."""
+    async def write_status(self, current: Placement, desired: Placement) -> Placement:
+        """Write ``desired``'s status over ``current`` (the placement as last seen);
+        returns the placement as the hub now holds it."""
         ...
 
     async def forget_placement(self, key: Key) -> None:
         """The placement is gone: drop what the sink keeps of it (its status)."""
         ...
 
-    async def emit(self, namespace: str, placement: str, events: Sequence[Event]) -> None:
-        """Record events regarding the placement (after the writes they describe)."""
+    async def emit(
+        self,
+        regarding: Placement,
+        events: Sequence[Event],
+        related: Mapping[str, PlacementDecision],
+    ) -> None:
+        """Record events regarding the placement (after the writes they describe);
+        ``related`` holds the decisions they name, as the hub holds them."""
         ...
 
     async def flush(self) -> None:

@@ -1,5 +1,8 @@
 """The hub as the controller sees it: every watched object (its informer caches), the
-scheduling snapshot built from them, and which placements' last sync still holds.
+scheduling snapshot built from them, and which placements' last plan still holds.
+
+Only the hub's change stream writes here (:meth:`HubState.record`): the controller's
+own writes come back as changes like anyone else's.
 
 The snapshot's indexes (candidates, filter chains, scores) make a sync cheap, so it is
 kept as long as it can follow the changes: decisions are replaced in it, an updated
@@ -20,12 +23,15 @@ from clusterplace.api import (
     Fleet,
     KubeObject,
     ManagedCluster,
+    ManagedClusterSet,
     Placement,
     PlacementDecision,
 )
 from clusterplace.api.placement import PLACEMENT_LABEL
 from clusterplace.controller.changes import Key, ObjectChange
-from clusterplace.controller.freshness import Freshness, SyncRecord
+from clusterplace.controller.hints import QueueingHints
+from clusterplace.labels import Selector
+from clusterplace.scheduling.candidates import SetSelectorError, cluster_set_selector
 from clusterplace.scheduling.snapshot import Snapshot
 
 __all__ = ["HubState"]
@@ -36,10 +42,13 @@ class HubState:
 
     def __init__(self) -> None:
         self.fleet = Fleet()
-        self.freshness = Freshness()
+        self.hints = QueueingHints()
         self._snapshot: Snapshot | None = None
         self._expiries: dict[str, list[datetime]] = {}  # score validUntil times, by resource
         self._owned: dict[Key, set[Key]] = defaultdict(set)  # placement -> its decisions
+        # Each set's selector, with the object it was built from (objects are replaced,
+        # never changed in place); dropped with the set.
+        self._selectors: dict[str, tuple[ManagedClusterSet, Selector | None]] = {}
 
     # -- reading -----------------------------------------------------------------------
 
@@ -49,16 +58,21 @@ class HubState:
             self._snapshot = Snapshot(self.fleet)
         return self._snapshot
 
-    def fresh(self, key: Key, now: datetime) -> SyncRecord | None:
-        """The record of placement ``key``'s last sync if syncing it again at ``now``
-        would provably write nothing (see :mod:`clusterplace.controller.freshness`)."""
-        return self.freshness.fresh(key, self.placement(key), now)
+    def holds(self, key: Key, now: datetime) -> bool:
+        """Whether placement ``key``'s last plan provably still holds at ``now``: planning
+        it again would give the same writes (:mod:`clusterplace.controller.hints`)."""
+        return self.hints.holds(key, self.placement(key), now)
 
-    def remember(self, key: Key, record: SyncRecord) -> None:
-        """Keep the record of a sync of ``key`` whose writes have all been recorded."""
-        placement = self.placement(key)
-        if placement is not None:
-            self.freshness.remember(key, record, placement)
+    def set_selector(self, cluster_set: ManagedClusterSet) -> Selector | None:
+        """The selector of ``cluster_set`` (None when it is invalid)."""
+        found = self._selectors.get(cluster_set.name)
+        if found is None or found[0] is not cluster_set:
+            try:
+                selector: Selector | None = cluster_set_selector(cluster_set)
+            except SetSelectorError:
+                selector = None
+            found = self._selectors[cluster_set.name] = (cluster_set, selector)
+        return found[1]
 
     def placement(self, key: Key) -> Placement | None:
         return self.fleet.placements.get(key)
@@ -92,9 +106,8 @@ class HubState:
 
     # -- changing ----------------------------------------------------------------------
 
-    def record(self, change: ObjectChange, *, written: bool = False) -> None:
-        """Bring the state up to date with ``change`` (``written``: the controller's own
-        write, which leaves the record of the sync that made it standing)."""
+    def record(self, change: ObjectChange) -> None:
+        """Bring the state up to date with ``change``, as the hub reported it."""
         obj = change.obj
         old = self.fleet.get(obj)
         new = change.new
@@ -104,33 +117,32 @@ class HubState:
             self.fleet.add(new)
         snapshot = self._snapshot
         if isinstance(obj, PlacementDecision):
-            self._decision_changed(old, new, written)
+            self._decision_changed(old, new)
         elif isinstance(obj, Placement):
-            if not written:
-                self.freshness.stale((obj.namespace, obj.name))
+            self.hints.stale((obj.namespace, obj.name))
         elif isinstance(obj, AddOnPlacementScore):
             self._expiries.pop(obj.name, None)
             if snapshot is not None:
                 score = new if isinstance(new, AddOnPlacementScore) else None
                 snapshot.replace_score((obj.namespace, obj.name), score)
-                self.freshness.score_changed(snapshot, obj.namespace, obj.name)
+                self.hints.score_changed(snapshot, obj.namespace, obj.name)
         elif (
             snapshot is not None
             and isinstance(old, ManagedCluster)
             and isinstance(new, ManagedCluster)
         ):
             snapshot.replace_cluster(new)
-            self.freshness.cluster_replaced(snapshot, old)
+            self.hints.cluster_replaced(snapshot, old)
         else:  # sets, bindings, clusters added or removed
+            if isinstance(obj, ManagedClusterSet) and new is None:
+                self._selectors.pop(obj.name, None)
             self._drop_snapshot()
 
     def _drop_snapshot(self) -> None:
         self._snapshot = None
-        self.freshness.all_stale()  # records point into the snapshot they were made with
+        self.hints.all_stale()  # records point into the snapshot they were made with
 
-    def _decision_changed(
-        self, old: KubeObject | None, new: KubeObject | None, written: bool
-    ) -> None:
+    def _decision_changed(self, old: KubeObject | None, new: KubeObject | None) -> None:
         owners: set[Key] = set()
         for pd, step in ((old, -1), (new, +1)):
             if isinstance(pd, PlacementDecision):
@@ -139,9 +151,8 @@ class HubState:
                     self._drop_snapshot()  # an unlabelled decision: Balance counts it too
                 else:
                     owners.add(owner)
-        if not written:
-            for owner in owners:
-                self.freshness.stale(owner)
+        for owner in owners:  # its own decisions changed: plan it again
+            self.hints.stale(owner)
         snapshot = self._snapshot
         if snapshot is not None:
             for owner in owners:
@@ -150,7 +161,7 @@ class HubState:
             delta.subtract(_clusters_of(old))
             changes = Counter({name: d for name, d in delta.items() if d})
             if changes:
-                self.freshness.counts_changed(snapshot, changes)
+                self.hints.counts_changed(snapshot, changes)
 
     def _own(self, pd: PlacementDecision, step: int) -> Key | None:
         name = pd.labels.get(PLACEMENT_LABEL)
@@ -160,7 +171,11 @@ class HubState:
         if step > 0:
             self._owned[owner].add((pd.namespace, pd.name))
         else:
-            self._owned[owner].discard((pd.namespace, pd.name))
+            owned = self._owned.get(owner)
+            if owned is not None:
+                owned.discard((pd.namespace, pd.name))
+                if not owned:
+                    del self._owned[owner]
         return owner
 
 

@@ -23,7 +23,7 @@ from typing import Literal
 from clusterplace.api import Placement, PlacementDecision
 from clusterplace.controller.changes import Key
 from clusterplace.controller.enqueue import addon_resources
-from clusterplace.controller.freshness import SyncRecord, sync_record
+from clusterplace.controller.hints import SyncRecord, sync_record
 from clusterplace.controller.state import HubState
 from clusterplace.scheduling.events import Event
 from clusterplace.scheduling.framework import Code
@@ -38,11 +38,14 @@ _JUST_AFTER = timedelta(milliseconds=1)
 @dataclass(frozen=True)
 class Write:
     """One write of a PlacementDecision: ``decision`` is the object as it should be
-    after the write (for a delete, as it was)."""
+    after the write (for a delete, as it was); ``current`` is the object as the hub
+    held it when the write was planned (None for a create), which a patch is computed
+    against."""
 
     action: Literal["create", "update", "delete"]
     decision: PlacementDecision
     interim: bool = False  # a union written before the final form (no events follow it)
+    current: PlacementDecision | None = None
 
     @property
     def name(self) -> str:
@@ -54,6 +57,7 @@ class SyncPlan:
     """What syncing a placement writes, and what follows."""
 
     key: Key
+    placement: Placement | None = None  # the cache's object the plan was made from
     writes: list[Write] = field(default_factory=list)
     status: Placement | None = None  # the placement with its new status, if it changed
     events: list[Event] = field(default_factory=list)  # upstream's order
@@ -61,7 +65,7 @@ class SyncPlan:
     retry: bool = False  # upstream returns an error: retry with backoff
     skipped: str | None = None  # why nothing was done (not found, deleting, disabled)
     error: str | None = None
-    # What the sync read, to keep once its writes are done (None: it cannot vouch).
+    # What the plan read (None: it cannot vouch for it), for the queueing hints.
     record: SyncRecord | None = None
 
 
@@ -74,7 +78,7 @@ def plan_sync(state: HubState, key: Key, now: datetime) -> SyncPlan:
         return SyncPlan(key, skipped="the placement does not exist")
     snapshot = state.snapshot()
     result = schedule_one(snapshot, placement, now)
-    plan = SyncPlan(key)
+    plan = SyncPlan(key, placement)
     if result.skipped is not None:
         plan.skipped = result.skipped
         return plan
@@ -93,9 +97,7 @@ def plan_sync(state: HubState, key: Key, now: datetime) -> SyncPlan:
     # reported, not retried: retrying cannot change it (docs/controller.md).
     plan.retry = result.status.code in (Code.ERROR, Code.MISCONFIGURED)
     if not plan.retry:
-        plan.record = sync_record(
-            snapshot, result, now, plan.requeue_after, wrote_decisions=bool(plan.writes)
-        )
+        plan.record = sync_record(snapshot, placement, result, now, plan.requeue_after)
     return plan
 
 
@@ -121,14 +123,15 @@ def _decision_writes(
         if after - before and before - after:
             kept = [d for d in old.status.decisions if d.cluster_name not in after]
             union = pd.status.model_copy(update={"decisions": [*pd.status.decisions, *kept]})
-            gains.append(Write("update", final.model_copy(update={"status": union}), True))
-            losses.append(Write("update", final))
+            interim = final.model_copy(update={"status": union})
+            gains.append(Write("update", interim, True, old))
+            losses.append(Write("update", final, current=interim))
         elif before - after:
-            losses.append(Write("update", final))
+            losses.append(Write("update", final, current=old))
         else:
-            gains.append(Write("update", final))
+            gains.append(Write("update", final, current=old))
     deletes = [
-        Write("delete", current[(namespace, name)])
+        Write("delete", current[(namespace, name)], current=current[(namespace, name)])
         for name in deleted
         if (namespace, name) in current
     ]

@@ -6,7 +6,9 @@ PlacementDecisions and Placement statuses current in an output folder.
   object changes for the reconcile core.
 - The output folder (``OUT``, by default ``DIR/.clusterplace``) holds what the
   controller writes (see :class:`OutLayout`); it is the hub's state for decisions and
-  statuses, read back at start, so a restarted controller carries on where it stopped.
+  statuses (:class:`OutStore`), read back at start, so a restarted controller carries
+  on where it stopped, and watched like the hub folder, so a decision or status edited
+  or deleted by hand is a change the next sync repairs.
 - One controller at a time: the output folder is locked (``flock``) for as long as the
   controller runs; a second one waits for the lock, as a standby replica waits for a
   lease.
@@ -24,14 +26,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from clusterplace.api import KubeObject, Placement
-from clusterplace.api.placement import PlacementStatus
-from clusterplace.codecs import decode, read_documents
-from clusterplace.codecs.sources import expand_sources
 from clusterplace.controller import Key, ObjectChange, Reconciler
-from clusterplace.errors import ClusterplaceError, InputError, Location
+from clusterplace.errors import InputError, Location
 from clusterplace.hub.directory.files import remove_temporaries
 from clusterplace.hub.directory.layout import DEFAULT_OUT, OutLayout
 from clusterplace.hub.directory.manifests import SETTLE_S, ManifestFolder
+from clusterplace.hub.directory.out_store import OutStore
 from clusterplace.hub.directory.sink import DirectorySink
 from clusterplace.outputs.errors import OutputError
 from clusterplace.outputs.lock import folder_lock
@@ -64,12 +64,12 @@ class DirectoryHub:
         *,
         recursive: bool = False,
         report: Callable[[str], None] = lambda _: None,
-        status_of: Callable[[Key], PlacementStatus | None] = lambda _: None,
+        store: OutStore | None = None,
     ) -> None:
         self.root = root
         self.layout = layout
         self.report = report
-        self.status_of = status_of  # the status the hub holds now (the controller's)
+        self.store = store if store is not None else OutStore(layout, report)
         self.folder = ManifestFolder(root, recursive=recursive, exclude=layout.root, report=report)
 
     def initial_objects(self) -> list[KubeObject]:
@@ -79,68 +79,74 @@ class DirectoryHub:
         while self.folder.unsettled:
             time.sleep(SETTLE_S)
             self.folder.scan()
-        decisions, statuses = self._read_output()
-        objects: list[KubeObject] = []
-        for obj in self.folder.objects():
-            if isinstance(obj, Placement):
-                key = (obj.namespace, obj.name)
-                if key in statuses:
-                    obj = obj.model_copy(update={"status": statuses[key]})
-            objects.append(obj)
-        objects.extend(decisions)
+        self.store.load()
+        objects: list[KubeObject] = [self._with_status(obj) for obj in self.folder.objects()]
+        objects.extend(self.store.decisions.values())
         return objects
 
-    def _read_output(
-        self,
-    ) -> tuple[list[KubeObject], dict[Key, PlacementStatus | None]]:
-        """The decisions and the placement statuses written so far."""
-        objects: list[KubeObject] = []
-        statuses: dict[Key, PlacementStatus | None] = {}
-        kinds = ((self.layout.decisions, "PlacementDecision"), (self.layout.statuses, "Placement"))
-        for folder, kind in kinds:
-            if not folder.is_dir():
-                continue
-            for path in sorted(folder.rglob("*")):
-                if path.name.startswith(".") or not path.is_file():
-                    continue
-                try:
-                    loaded = decode(read_documents(expand_sources([str(path)])))
-                except ClusterplaceError as err:
-                    self.report(f"{err}\n(ignored: the controller writes it again)")
-                    continue
-                for obj in loaded.objects:
-                    if obj.kind != kind:
-                        self.report(f"{path}: {obj.ref} does not belong here; ignored")
-                    elif isinstance(obj, Placement):
-                        statuses[(obj.namespace, obj.name)] = obj.status
-                    else:
-                        objects.append(obj)
-        return objects, statuses
+    def _with_status(self, obj: KubeObject) -> KubeObject:
+        """A placement as the hub holds it: its spec is the manifest's, its status the
+        output folder's (the manifest's own status only until one was written)."""
+        if not isinstance(obj, Placement):
+            return obj
+        key = (obj.namespace, obj.name)
+        if key not in self.store.statuses:
+            return obj
+        return obj.model_copy(update={"status": self.store.statuses[key]})
 
     def _overlay(self, change: ObjectChange) -> ObjectChange:
-        """A placement edited in the hub folder keeps the status the hub holds (its
-        spec is the manifest's, its status the controller's), as on Kubernetes."""
         new = change.new
-        if not isinstance(new, Placement):
-            return change
-        if change.old is None:
-            return change  # a new placement: the status in its manifest, if any
-        status = self.status_of((new.namespace, new.name))
-        return ObjectChange(change.old, new.model_copy(update={"status": status}))
+        return change if new is None else ObjectChange(change.old, self._with_status(new))
+
+    def _out_changes(self, paths: list[Path]) -> list[ObjectChange]:
+        """The changes edits of OUT's decisions and statuses made."""
+        changes: list[ObjectChange] = []
+        for path in paths:
+            found = self.store.reread(path)
+            if found is None:
+                continue
+            kind, key, obj = found
+            if kind == "PlacementDecision":
+                # old None: the controller's cache knows what it held (it compares)
+                if obj is not None:
+                    changes.append(ObjectChange(None, obj))
+                else:
+                    changes.append(ObjectChange(_decision_ref(*key), None))
+                continue
+            placement = self._placement(key)
+            if placement is not None:
+                changes.append(ObjectChange(None, self._with_status(placement)))
+        return changes
+
+    def _placement(self, key: Key) -> Placement | None:
+        for obj in self.folder.objects():
+            if isinstance(obj, Placement) and (obj.namespace, obj.name) == key:
+                return obj
+        return None
 
     async def batches(self, stop: asyncio.Event) -> AsyncIterator[list[ObjectChange]]:
         """Object changes as the hub folder changes, until ``stop`` is set."""
         from watchfiles import awatch  # the watcher starts threads: only when watching
 
         out = self.layout.root.resolve()
+        out_folders = [self.layout.decisions, self.layout.statuses]
+        for folder in out_folders:
+            folder.mkdir(parents=True, exist_ok=True)
+        out_resolved = [folder.resolve() for folder in out_folders]
+
+        def in_out(path: Path) -> bool:
+            return any(path.is_relative_to(folder) for folder in out_resolved)
 
         def relevant(_: object, path: str) -> bool:
+            if Path(path).name.startswith("."):
+                return False
             resolved = Path(path).resolve()
-            return not resolved.is_relative_to(out) and not Path(path).name.startswith(".")
+            return in_out(resolved) or not resolved.is_relative_to(out)
 
         yield await self._settled(None)  # edits before the watch began
         async for events in awatch(
             self.root,
+            *out_folders,
             stop_event=stop,
             watch_filter=relevant,
             recursive=self.folder.recursive,
@@ -151,18 +157,24 @@ class DirectoryHub:
         ):
             # The files the watcher saw change; none at all is the periodic rescan, which
             # looks at every file in case an event was missed.
-            paths = [Path(path) for _, path in events] if events else None
-            changes = await self._settled(paths)
+            seen = [Path(path) for _, path in events]
+            outside = [p for p in seen if in_out(p.resolve())]
+            paths = [p for p in seen if p not in outside] if events else None
+            changes = self._out_changes(outside) if outside else []
+            if paths is None or paths:
+                changes.extend(await self._settled(paths))
             if changes:
                 yield changes
 
     async def _settled(self, paths: list[Path] | None) -> list[ObjectChange]:
-        """Scan ``paths`` (None: every file) until none is left unsettled."""
-        changes = [self._overlay(c) for c in self.folder.scan(paths=paths)]
+        """Scan ``paths`` (None: every file) until none is left unsettled. Placements
+        take the status OUT holds when the changes are handed over, not before: a
+        status written while a file settled is not rolled back."""
+        changes = self.folder.scan(paths=paths)
         while self.folder.pending:
             await asyncio.sleep(SETTLE_S)
-            changes.extend(self._overlay(c) for c in self.folder.scan(paths=self.folder.pending))
-        return changes
+            changes.extend(self.folder.scan(paths=self.folder.pending))
+        return [self._overlay(c) for c in changes]
 
 
 def run_directory_controller(
@@ -187,14 +199,10 @@ def run_directory_controller(
         removed = remove_temporaries(layout.root)
         if removed:
             report(f"removed {removed} temporary files an interrupted run left")
-        sink = DirectorySink(layout, clock)
+        hub = DirectoryHub(root, layout, recursive=recursive, report=report)
+        sink = DirectorySink(layout, clock, hub.store)
         reconciler = Reconciler(sink, now=clock, resync=resync, log=report)
-
-        def status_of(key: Key) -> PlacementStatus | None:
-            placement = reconciler.state.placement(key)
-            return None if placement is None else placement.status
-
-        hub = DirectoryHub(root, layout, recursive=recursive, report=report, status_of=status_of)
+        sink.publish = reconciler.observe  # the sink's writes come back as changes
         reconciler.boot(hub.initial_objects())
         asyncio.run(_serve(reconciler, hub, once))
         stats = reconciler.stats
@@ -219,7 +227,7 @@ def _locked(folder: Path, timeout: float, report: Callable[[str], None]) -> Iter
 
 async def _serve(reconciler: Reconciler, hub: DirectoryHub, once: bool) -> None:
     if once:
-        await reconciler.drain()
+        await reconciler.drain(settle=True)
         await reconciler.sink.flush()
         return
     stop = asyncio.Event()
@@ -233,3 +241,16 @@ async def _serve(reconciler: Reconciler, hub: DirectoryHub, once: bool) -> None:
         for signum in (signal.SIGTERM, signal.SIGINT):
             with contextlib.suppress(Exception):
                 loop.remove_signal_handler(signum)
+
+
+def _decision_ref(namespace: str, name: str) -> KubeObject:
+    """A PlacementDecision known by its name only (to say it is gone)."""
+    from clusterplace.api import PlacementDecision
+
+    return PlacementDecision.model_validate(
+        {
+            "apiVersion": "cluster.open-cluster-management.io/v1beta1",
+            "kind": "PlacementDecision",
+            "metadata": {"name": name, "namespace": namespace},
+        }
+    )

@@ -1,17 +1,23 @@
-"""The directory hub's writes: decisions and statuses as YAML files, events as JSON lines."""
+"""The directory hub's writes: decisions and statuses as YAML files, events as JSON lines.
+
+The sink is the API server of the output folder: each write it makes is published as a
+change (:attr:`DirectorySink.publish`), as a watch would report it, and that is how the
+controller's cache learns of it.
+"""
 
 from __future__ import annotations
 
 import itertools
 import socket
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
 from clusterplace.api import Placement, PlacementDecision
-from clusterplace.controller import HubWriteError, Key, Write
+from clusterplace.controller import HubWriteError, Key, ObjectChange, Write
 from clusterplace.hub.directory.files import EventLog, remove_file, write_atomic
 from clusterplace.hub.directory.layout import OutLayout
+from clusterplace.hub.directory.out_store import OutStore
 from clusterplace.outputs.journal import sync_folder
 from clusterplace.outputs.serialize import dump_yaml_documents
 from clusterplace.scheduling.events import Event
@@ -39,13 +45,25 @@ def render_status(placement: Placement) -> str:
     return dump_yaml_documents([document])
 
 
+Publish = Callable[[list[ObjectChange]], None]
+
+
 class DirectorySink:
-    """Writes into ``layout``; ``now`` stamps the events."""
+    """Writes into ``layout`` (whose objects ``store`` holds); ``now`` stamps the
+    events; ``publish`` is told of every object written."""
 
     collects_garbage = False  # no garbage collector: the controller deletes for it
 
-    def __init__(self, layout: OutLayout, now: Callable[[], datetime]) -> None:
+    def __init__(
+        self,
+        layout: OutLayout,
+        now: Callable[[], datetime],
+        store: OutStore | None = None,
+        publish: Publish = lambda _: None,
+    ) -> None:
         self.layout = layout
+        self.store = store if store is not None else OutStore(layout)
+        self.publish = publish
         self.events = EventLog(layout.events)
         self._now = now
         self._instance = f"{REPORTING_CONTROLLER}-{socket.gethostname()}"
@@ -56,31 +74,49 @@ class DirectorySink:
 
     async def write_decision(self, write: Write) -> PlacementDecision | None:
         pd = write.decision
-        path = self.layout.decision(pd.namespace, pd.name)
+        key = (pd.namespace, pd.name)
+        path = self.layout.decision(*key)
+        old = self.store.decisions.get(key)
+        new: PlacementDecision | None = None
         try:
             if write.action == "delete":
                 remove_file(path)
-                return None
-            write_atomic(path, render(pd))
+                self.store.decisions.pop(key, None)
+            else:
+                write_atomic(path, render(pd))
+                new = self.store.decisions[key] = pd
         except OSError as err:
             raise self._fail(f"{path}", err) from None
-        return pd
+        if old is not None or new is not None:
+            self.publish([ObjectChange(old, new)])
+        return new
 
-    async def write_status(self, placement: Placement) -> Placement:
-        path = self.layout.status(placement.namespace, placement.name)
+    async def write_status(self, current: Placement, desired: Placement) -> Placement:
+        key = (desired.namespace, desired.name)
+        path = self.layout.status(*key)
         try:
-            write_atomic(path, render_status(placement))
+            write_atomic(path, render_status(desired))
         except OSError as err:
             raise self._fail(f"{path}", err) from None
-        return placement
+        self.store.statuses[key] = desired.status
+        written = current.model_copy(update={"status": desired.status})
+        self.publish([ObjectChange(current, written)])
+        return written
 
     async def forget_placement(self, key: Key) -> None:
         try:
             remove_file(self.layout.status(*key))
         except OSError as err:
             raise self._fail(f"{self.layout.status(*key)}", err) from None
+        self.store.statuses.pop(key, None)
 
-    async def emit(self, namespace: str, placement: str, events: Sequence[Event]) -> None:
+    async def emit(
+        self,
+        regarding: Placement,
+        events: Sequence[Event],
+        related: Mapping[str, PlacementDecision],
+    ) -> None:
+        namespace, placement = regarding.namespace, regarding.name
         moment = self._now()
         stamp = moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")  # a MicroTime
         records = [self._record(namespace, placement, e, moment, stamp) for e in events]

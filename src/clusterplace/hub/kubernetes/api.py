@@ -12,10 +12,13 @@ from clusterplace.errors import ClusterplaceError
 from clusterplace.hub.kubernetes.resources import CONTROLLER, ApiResource, Role
 from clusterplace.labels.validation import path_segment_errors
 
-__all__ = ["MERGE_PATCH", "ApiError", "Forbidden", "Gone", "HubApi"]
+__all__ = ["MALFORMED", "MERGE_PATCH", "ApiError", "Forbidden", "Gone", "HubApi"]
 
 MERGE_PATCH = "application/merge-patch+json"
 WATCH_TIMEOUT_S = 300  # a watch is re-opened at its resourceVersion this often
+
+
+MALFORMED = "MALFORMED"  # the type of a watch event the client could not read
 
 
 class ApiError(ClusterplaceError):
@@ -157,7 +160,8 @@ class HubApi:
     ) -> AsyncIterator[dict[str, Any]]:
         """Watch events from ``resource_version`` until the server ends the stream
         (``WATCH_TIMEOUT_S``); raises :class:`Gone` on 410. Yields the raw events
-        (``type``, ``object``); bookmarks included."""
+        (``type``, ``object``); bookmarks included, and a line that is no event as
+        ``{"type": MALFORMED, "problem": ...}``."""
         from kubernetes.aio import watch
 
         self.role.permission(resource, "watch")
@@ -187,8 +191,14 @@ class HubApi:
                 except Exception as err:
                     if type(err).__module__.startswith("aiohttp"):
                         raise ApiError("watch", where, 0, f"connection lost: {err}") from None
-                    raise
-                yield {"type": event["type"], "object": event["raw_object"]}
+                    # The client could not make an event of the line it read (no object,
+                    # an ERROR without a code...): the stream goes on with the next one.
+                    yield {"type": MALFORMED, "problem": str(err)[:500]}
+                    continue
+                if not isinstance(event, dict) or "type" not in event:
+                    yield {"type": MALFORMED, "problem": f"not an event: {str(event)[:200]}"}
+                    continue
+                yield {"type": event["type"], "object": event.get("raw_object")}
         finally:
             await stream.close()  # type: ignore[no-untyped-call]
 

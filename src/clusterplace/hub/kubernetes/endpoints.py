@@ -42,8 +42,11 @@ class Readiness:
 
     leading: bool = False
     synced: bool = False
+    failed: bool = False  # the watches failed: the process is about to exit
 
     def problem(self) -> str | None:
+        if self.failed:
+            return "the hub's watches failed; stopping"
         if self.leading and not self.synced:
             return "leading; the first list and sync are not done yet"
         return None

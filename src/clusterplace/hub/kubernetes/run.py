@@ -24,7 +24,7 @@ from clusterplace.hub.kubernetes.election import ElectionTimes, LeaderElector
 from clusterplace.hub.kubernetes.endpoints import Endpoints, Readiness
 from clusterplace.hub.kubernetes.metrics import ControllerMetrics
 from clusterplace.hub.kubernetes.sink import KubernetesSink
-from clusterplace.hub.kubernetes.source import HubSource, OwnWrites
+from clusterplace.hub.kubernetes.source import HubSource
 from clusterplace.labels.validation import dns1123_label_errors
 
 __all__ = ["KubeOptions", "run_kubernetes_controller"]
@@ -155,13 +155,11 @@ class _Controller:
         return self.reconciler.state if self.reconciler is not None else None
 
     async def lead(self, stop: asyncio.Event) -> None:
-        own = OwnWrites()
-        sink = KubernetesSink(self.api, own, self.report)
+        sink = KubernetesSink(self.api, self.report)
         reconciler = Reconciler(sink, resync=self.options.resync, log=self.report)
-        sink.lookup = reconciler.state.get
         reconciler.observer = self.metrics
         reconciler.queue.metrics = self.metrics
-        source = HubSource(self.api, own, self.report)
+        source = HubSource(self.api, self.report)
 
         def counters() -> dict[str, int]:
             return {
@@ -192,4 +190,9 @@ class _Controller:
             f"listed {len(objects)} objects; synced {synced} placements: "
             f"{reconciler.stats.writes - before} writes; watching"
         )
-        await reconciler.run(source.batches(stop), stop)
+        try:
+            await reconciler.run(source.batches(stop), stop)
+        except BaseException:
+            # A watch refused or ended: not ready any more, before the process exits.
+            self.readiness.failed = True
+            raise

@@ -12,7 +12,9 @@
   retried with backoff);
 - events are ``events.k8s.io/v1`` Events.
 
-Only what differs is sent: a patch that would be empty is not made.
+Only what differs is sent: a patch that would be empty is not made. Each write is
+computed against the object as the controller's cache held it (given with the write);
+the cache itself learns of the write from the watch.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from __future__ import annotations
 import itertools
 import socket
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -37,7 +39,7 @@ from clusterplace.hub.kubernetes.resources import (
     PLACEMENTS_STATUS,
     ApiResource,
 )
-from clusterplace.hub.kubernetes.source import OwnWrites, decode_object
+from clusterplace.hub.kubernetes.source import decode_object
 from clusterplace.scheduling.events import Event
 
 __all__ = ["CONFLICT_TRIES", "REPORTING_CONTROLLER", "KubernetesSink"]
@@ -45,31 +47,19 @@ __all__ = ["CONFLICT_TRIES", "REPORTING_CONTROLLER", "KubernetesSink"]
 REPORTING_CONTROLLER = "placement-controller"
 CONFLICT_TRIES = 5
 
-Lookup = Callable[[KubeObject], KubeObject | None]
-
-
 def _status_dict(obj: KubeObject) -> dict[str, Any]:
     status = obj.to_dict().get("status")
     return status if isinstance(status, dict) else {}
 
 
 class KubernetesSink:
-    """Writes to the API server. ``lookup`` gives the object as the controller holds it
-    (its informer cache), which a patch is computed against."""
+    """Writes to the API server."""
 
     collects_garbage = True  # the decisions' ownerReference: Kubernetes' garbage collector
 
-    def __init__(
-        self,
-        api: HubApi,
-        own: OwnWrites,
-        report: Callable[[str], None],
-        lookup: Lookup = lambda _: None,
-    ) -> None:
+    def __init__(self, api: HubApi, report: Callable[[str], None]) -> None:
         self.api = api
-        self.own = own
         self.report = report
-        self.lookup = lookup
         self.conflicts = 0  # 409s met (and retried), for the metrics
         self.requests = 0  # write requests made, for the metrics and the benchmark
         self._instance = f"{REPORTING_CONTROLLER}-{socket.gethostname()}"
@@ -83,7 +73,7 @@ class KubernetesSink:
             if write.action == "delete":
                 await self._request(self.api.delete(DECISIONS, pd.namespace, pd.name))
                 return None
-            current = self.lookup(pd)
+            current = write.current
             if write.action == "create" or current is None:
                 current = await self._create(pd)
             assert isinstance(current, PlacementDecision)
@@ -163,10 +153,7 @@ class KubernetesSink:
 
     # -- placement status --------------------------------------------------------------
 
-    async def write_status(self, placement: Placement) -> Placement:
-        current = self.lookup(placement)
-        if not isinstance(current, Placement):
-            raise HubWriteError(f"{placement.ref} is not in the cache")
+    async def write_status(self, current: Placement, placement: Placement) -> Placement:
         try:
             for _ in range(CONFLICT_TRIES):
                 status = merge_patch(_status_dict(current), _status_dict(placement))
@@ -205,10 +192,15 @@ class KubernetesSink:
 
     # -- events ------------------------------------------------------------------------
 
-    async def emit(self, namespace: str, placement: str, events: Sequence[Event]) -> None:
-        regarding = self.lookup(_placement_ref(namespace, placement))
+    async def emit(
+        self,
+        regarding: Placement,
+        events: Sequence[Event],
+        related: Mapping[str, PlacementDecision],
+    ) -> None:
+        namespace, placement = regarding.namespace, regarding.name
         for event in events:
-            body = self._event(namespace, placement, event, regarding)
+            body = self._event(namespace, placement, event, regarding, related)
             try:
                 await self._request(self.api.create(EVENTS, namespace, body))
             except Forbidden:
@@ -219,14 +211,18 @@ class KubernetesSink:
                 self.report(f"event {event.reason} for {namespace}/{placement} dropped: {err}")
 
     def _event(
-        self, namespace: str, placement: str, event: Event, regarding: KubeObject | None
+        self,
+        namespace: str,
+        placement: str,
+        event: Event,
+        regarding: KubeObject,
+        related: Mapping[str, PlacementDecision],
     ) -> dict[str, Any]:
         moment = datetime.now(UTC)
         body = event.to_dict(namespace, placement)
         body["regarding"] = _reference(regarding, body["regarding"])
         if event.related:
-            related = self.lookup(_decision_ref(namespace, event.related))
-            body["related"] = _reference(related, body["related"])
+            body["related"] = _reference(related.get(event.related), body["related"])
         else:
             body.pop("related", None)
         # client-go's name: <regarding name>.<unix nanoseconds in hex>; a serial keeps
@@ -271,20 +267,14 @@ class KubernetesSink:
             obj = decode_object(raw)
         except LoadError as err:
             raise ApiError("read", str(resource), 0, f"the server answered {err}") from None
-        self.own.wrote(obj.kind, obj.metadata.namespace, obj.name, obj.metadata.resource_version)
         return obj
 
     def _written(self, before: KubeObject, raw: Any, **fields: Any) -> KubeObject:
-        """What the controller now believes: the object as it held it with the fields
-        it wrote, at the server's new resourceVersion. Not the server's answer as is:
-        were the object also changed by someone else meanwhile, the watch's event then
-        differs from this and triggers a sync, as it must. Built through its JSON form,
-        as the watch's event is, so that the echo compares equal (times, for one, are
-        stored to the second)."""
+        """The object as written: as it was with the fields written, at the server's
+        new resourceVersion (which the controller expects its watch to deliver)."""
         version = (
             (raw.get("metadata") or {}).get("resourceVersion") if isinstance(raw, dict) else None
         )
-        self.own.wrote(before.kind, before.metadata.namespace, before.name, version)
         body = before.to_dict()
         meta = body["metadata"]
         if "labels" in fields:
@@ -300,27 +290,6 @@ class KubernetesSink:
                     mode="json", by_alias=True, exclude_none=True
                 )
         return decode_object(body)
-
-
-def _placement_ref(namespace: str, name: str) -> Placement:
-    return Placement.model_validate(
-        {
-            "apiVersion": PLACEMENTS.api_version,
-            "kind": "Placement",
-            "metadata": {"name": name, "namespace": namespace},
-            "spec": {},
-        }
-    )
-
-
-def _decision_ref(namespace: str, name: str) -> PlacementDecision:
-    return PlacementDecision.model_validate(
-        {
-            "apiVersion": DECISIONS.api_version,
-            "kind": "PlacementDecision",
-            "metadata": {"name": name, "namespace": namespace},
-        }
-    )
 
 
 def _reference(obj: KubeObject | None, fallback: dict[str, Any]) -> dict[str, Any]:

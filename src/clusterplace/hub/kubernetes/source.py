@@ -10,8 +10,10 @@ list's resourceVersion, for each watched resource (upstream's informers).
 - Each object is decoded into the API models with the same decoding and validation as
   files (:func:`clusterplace.codecs.decode`). An invalid one is reported with
   kind/namespace/name and field path and skipped; its last good version stays in force.
-- The stale echoes of the controller's own writes (a create seen after the status patch
-  that followed it) are dropped: see :class:`OwnWrites`.
+  So is a malformed event or list item (no object, a string where an object belongs):
+  reported, skipped, and the watch goes on.
+- The echoes of the controller's own writes are changes like any other: the watch is
+  the only writer of the cache.
 """
 
 from __future__ import annotations
@@ -26,10 +28,10 @@ from clusterplace.codecs import LoadError, decode
 from clusterplace.codecs.loader import Document
 from clusterplace.codecs.sources import Source
 from clusterplace.controller import ObjectChange
-from clusterplace.hub.kubernetes.api import ApiError, Forbidden, Gone, HubApi
+from clusterplace.hub.kubernetes.api import MALFORMED, ApiError, Forbidden, Gone, HubApi
 from clusterplace.hub.kubernetes.resources import WATCHED, ApiResource
 
-__all__ = ["HubSource", "Informer", "OwnWrites", "decode_object"]
+__all__ = ["HubSource", "Informer", "decode_object"]
 
 ObjectKey = tuple[str, str | None, str]  # (kind, namespace, name)
 BACKOFF_START_S = 0.5
@@ -51,37 +53,15 @@ def decode_object(raw: dict[str, Any]) -> KubeObject:
     return loaded.objects[0]
 
 
-def _key(kind: str, raw: dict[str, Any]) -> ObjectKey:
-    meta = raw.get("metadata") or {}
-    return (kind, meta.get("namespace") or None, str(meta.get("name", "")))
-
-
-class OwnWrites:
-    """The resourceVersions the controller's own writes produced, per object.
-
-    A create followed by a status patch produces two versions; the watch then delivers
-    both, and the first, older than what the controller already holds, would roll its
-    state back until the second arrives. An event at a version we produced, other than
-    the latest, is such a stale echo and is dropped. Versions are only compared for
-    equality, as the API conventions require (they are opaque)."""
-
-    def __init__(self) -> None:
-        self._versions: dict[ObjectKey, list[str]] = {}
-
-    def wrote(self, kind: str, namespace: str | None, name: str, version: str | None) -> None:
-        if version:
-            self._versions.setdefault((kind, namespace, name), []).append(version)
-
-    def is_stale_echo(self, key: ObjectKey, version: str | None) -> bool:
-        versions = self._versions.get(key)
-        if not versions or version not in versions:
-            return False
-        at = versions.index(version)
-        if at == len(versions) - 1:
-            del self._versions[key]  # the latest: seen, nothing more to wait for
-            return False
-        del versions[: at + 1]
-        return True
+def _key(kind: str, raw: dict[str, Any]) -> ObjectKey | None:
+    """The object's (kind, namespace, name), or None when its metadata is not readable."""
+    meta = raw.get("metadata")
+    if not isinstance(meta, dict):
+        return None
+    namespace, name = meta.get("namespace"), meta.get("name")
+    if not isinstance(name, str) or not name or not isinstance(namespace, str | None):
+        return None
+    return (kind, namespace or None, name)
 
 
 class Informer:
@@ -92,20 +72,17 @@ class Informer:
         api: HubApi,
         resource: ApiResource,
         emit: Callable[[list[ObjectChange]], None],
-        own: OwnWrites,
         report: Callable[[str], None],
     ) -> None:
-        self.api, self.resource, self.emit, self.own, self.report = (
-            api,
-            resource,
-            emit,
-            own,
-            report,
-        )
+        self.api, self.resource, self.emit, self.report = api, resource, emit, report
         self.cache: dict[ObjectKey, KubeObject] = {}
         self.version: str | None = None  # the resourceVersion to watch from
         self.relists = 0
         self.invalid = 0
+
+    def _malformed(self, what: str) -> None:
+        self.invalid += 1
+        self.report(f"watch {self.resource}: {what} (skipped)")
 
     def _decode(self, raw: dict[str, Any]) -> KubeObject | None:
         try:
@@ -115,15 +92,26 @@ class Informer:
             where = "\n".join(str(p) for p in err.problems) or f"not a {self.resource.kind}"
             self.report(f"{where}\n(skipped; its last good version stays in force)")
             return None
+        except (ValueError, TypeError, OverflowError, RecursionError) as err:
+            self.invalid += 1
+            self.report(f"{self.resource}: an object that cannot be read ({err}); skipped")
+            return None
 
     async def relist(self) -> list[ObjectChange]:
         """List, replace the cache, and return the difference as changes."""
         listing = await self.api.list(self.resource)
         seen: dict[ObjectKey, KubeObject] = {}
-        for raw in listing.get("items") or ():
+        items = listing.get("items") if isinstance(listing, dict) else None
+        for raw in items if isinstance(items, list) else ():
+            if not isinstance(raw, dict):
+                self._malformed(f"a list item that is not an object: {str(raw)[:100]!r}")
+                continue
             raw.setdefault("apiVersion", self.resource.api_version)
             raw.setdefault("kind", self.resource.kind)
             key = _key(self.resource.kind, raw)
+            if key is None:
+                self._malformed("a list item without a readable metadata.name")
+                continue
             obj = self._decode(raw)
             if obj is None:
                 if key in self.cache:
@@ -137,21 +125,34 @@ class Informer:
             if self.cache.get(k) != obj
         )
         self.cache = seen
-        self.version = str((listing.get("metadata") or {}).get("resourceVersion") or "") or None
+        meta = listing.get("metadata") if isinstance(listing, dict) else None
+        version = meta.get("resourceVersion") if isinstance(meta, dict) else None
+        self.version = str(version) if version else None
         return changes
 
     def _apply(self, event: dict[str, Any]) -> ObjectChange | None:
         kind = event.get("type")
-        raw = event.get("object") or {}
-        version = (raw.get("metadata") or {}).get("resourceVersion")
+        if kind == MALFORMED:
+            self._malformed(f"an unreadable event: {event.get('problem')}")
+            return None
+        raw = event.get("object")
+        if not isinstance(raw, dict):
+            self._malformed(f"a {kind} event without an object")
+            return None
+        meta = raw.get("metadata")
+        version = meta.get("resourceVersion") if isinstance(meta, dict) else None
         if version:
             self.version = str(version)
         if kind == "BOOKMARK":
             return None
+        if kind not in ("ADDED", "MODIFIED", "DELETED"):
+            self._malformed(f"an event of unknown type {str(kind)[:50]!r}")
+            return None
         raw.setdefault("apiVersion", self.resource.api_version)
         raw.setdefault("kind", self.resource.kind)
         key = _key(self.resource.kind, raw)
-        if self.own.is_stale_echo(key, version):
+        if key is None:
+            self._malformed(f"a {kind} event without a readable metadata.name")
             return None
         old = self.cache.get(key)
         if kind == "DELETED":
@@ -193,9 +194,9 @@ class Informer:
 class HubSource:
     """Every watched resource: the first listing, then changes in batches."""
 
-    def __init__(self, api: HubApi, own: OwnWrites, report: Callable[[str], None]) -> None:
+    def __init__(self, api: HubApi, report: Callable[[str], None]) -> None:
         self._changes: asyncio.Queue[list[ObjectChange]] = asyncio.Queue()
-        self.informers = [Informer(api, r, self._changes.put_nowait, own, report) for r in WATCHED]
+        self.informers = [Informer(api, r, self._changes.put_nowait, report) for r in WATCHED]
         self.report = report
 
     async def initial_objects(self) -> list[KubeObject]:

@@ -1,11 +1,17 @@
-"""Which placements' last sync still holds, so that syncing them again may be skipped.
+"""Queueing hints: which queued placements planning again would provably not change.
 
-A sync whose inputs provably did not change since that placement's last sync would
-write nothing. After a sync that ended plainly, a :class:`SyncRecord` keeps what it
-read; every change the hub state records is then checked against the records it can
-reach, and a record it reaches is dropped (the placement is *stale*):
+The controller is level-triggered: it enqueues whatever upstream's rules enqueue, in
+upstream's order, and a resync plans every placement. A converged plan (one that
+wrote nothing) leaves a :class:`SyncRecord` of what it read, made from the cache it
+planned from, before any await. Each change is checked against the records it can
+reach *when it arrives* (as kube-scheduler's queueing hints are), and a record it
+reaches is dropped. When a placement comes up in the queue with its record still
+standing, no change since its converged plan reached it, so planning again would
+write nothing: it is passed over. Records are never made after a write, and the
+echoes of the controller's own writes drop them like any change. What drops records:
 
-- the placement itself, or its own decisions changed by anyone but the controller;
+- the placement itself, or its own decisions (by anyone, the controller included);
+- a resync: every record;
 - cluster sets, bindings, a cluster added or removed, an unlabelled decision: every
   record (the scheduling snapshot is built afresh);
 - a cluster updated: where it is or was a candidate and its filter verdict moved, or it
@@ -18,14 +24,16 @@ reach, and a record it reaches is dropped (the placement is *stale*):
   placements whose filters depend on time (``tolerationSeconds``) are not recorded.
 
 The rules are those of the incremental scheduler (:mod:`clusterplace.scheduling.reach`)
-with one more input, the decisions on the hub; a property test checks that skipping
-never changes anything written (tests/controller/test_freshness.py).
+with one more input, the decisions on the hub. A property test checks that a
+controller using these hints writes exactly what one that plans every queued
+placement writes, with changes arriving at every await of its writes
+(tests/controller/test_hints.py).
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 import numpy as np
@@ -50,14 +58,14 @@ from clusterplace.scheduling.reads import ADDON_SCORES, CLAIMS, LABELS, cluster_
 from clusterplace.scheduling.results import PlacementResult
 from clusterplace.scheduling.snapshot import Snapshot, contains
 
-__all__ = ["Freshness", "SyncRecord", "sync_record"]
+__all__ = ["QueueingHints", "SyncRecord", "sync_record"]
 
 
 @dataclass(frozen=True)
 class SyncRecord:
     """What one plain sync of a placement read."""
 
-    placement: Placement  # the object as it stands after the sync (identity is checked)
+    placement: Placement  # the cache's object it planned from (identity is checked)
     now: datetime  # the moment it synced at
     until: datetime | None  # it holds strictly before this time (a score expiring)
     candidates: CandidatesKey
@@ -72,20 +80,18 @@ class SyncRecord:
 
 def sync_record(
     snapshot: Snapshot,
+    planned_from: Placement,
     result: PlacementResult,
     now: datetime,
     requeue_after: timedelta | None,
-    wrote_decisions: bool,
 ) -> SyncRecord | None:
-    """The record of a sync at ``now`` that gave ``result`` and asked to run again after
-    ``requeue_after`` (when a score it ranks by expires), or None when the sync cannot
-    vouch for its inputs (it failed, warned, was skipped, or depends on time)."""
+    """The record of a plan of ``planned_from`` (the cache's object) at ``now`` that
+    gave ``result`` and asked to run again after ``requeue_after`` (when a score it
+    ranks by expires), or None when the plan cannot vouch for its inputs (it failed,
+    warned, was skipped, or depends on time)."""
     outcome = result.outcome
     placement = result.placement
     if outcome is None or result.status.code is not Code.SUCCESS or depends_on_time(placement):
-        return None
-    if wrote_decisions and _selects_only_if_old(snapshot, outcome.candidates.positions):
-        # NoSelectIfNew reads the placement's own decisions, which the sync just changed.
         return None
     wanted = placement.spec.number_of_clusters
     chose = bool(outcome.raw_scores) and (
@@ -93,8 +99,6 @@ def sync_record(
         or bool(spread_constraints(placement))
         or placement.spec.sort_by == "Score"
     )
-    if wrote_decisions and chose and not _steady_settles(placement, outcome.weights):
-        return None
     ctx = Context(placement, snapshot, now)
     weighted, _, _ = snapshot.index_of(Policies).prioritizers(placement)
     addons = frozenset(
@@ -105,7 +109,7 @@ def sync_record(
     until = None if requeue_after is None else now + requeue_after
     balance = chose and "Balance" in outcome.raw_scores
     return SyncRecord(
-        placement=placement,
+        placement=planned_from,
         now=now,
         until=until,
         candidates=candidates_key(placement),
@@ -121,27 +125,8 @@ def sync_record(
     )
 
 
-def _steady_settles(placement: Placement, weights: dict[str, int]) -> bool:
-    """Whether a sync right after one that changed the placement's own decisions would
-    select the same clusters, though Steady reads those decisions: with a positive
-    weight Steady only lifts the clusters just selected, so the top ones stay on top;
-    a negative weight pushes them down (the placement flips at every sync), and spread
-    selection or decisions that carry scores may move."""
-    steady = weights.get("Steady", 0)
-    if steady == 0:
-        return True
-    return steady > 0 and not spread_constraints(placement) and placement.spec.sort_by != "Score"
-
-
-def _selects_only_if_old(snapshot: Snapshot, positions: np.ndarray) -> bool:
-    """Whether a cluster at ``positions`` has a NoSelectIfNew taint."""
-    tainted = positions[snapshot.tainted[positions]]
-    clusters = snapshot.cluster_list
-    return any(t.effect == "NoSelectIfNew" for p in tainted.tolist() for t in clusters[p].taints)
-
-
-class Freshness:
-    """The records of placements whose last sync still holds, and the rules that drop
+class QueueingHints:
+    """The records of placements whose last plan still holds, and the rules that drop
     them as changes come."""
 
     def __init__(self) -> None:
@@ -150,22 +135,24 @@ class Freshness:
         # Records ranked by Balance (when scores chose), by the largest count they saw.
         self._balance: dict[int, set[Key]] = {}
 
-    def remember(self, key: Key, record: SyncRecord, placement: Placement) -> None:
-        """Keep ``record`` for ``key``, whose object now is ``placement``."""
+    def remember(self, key: Key, record: SyncRecord) -> None:
+        """Keep ``record`` of a plan of ``key`` just made (before its writes)."""
         self.stale(key)
-        self._records[key] = replace(record, placement=placement)
+        self._records[key] = record
         self._by_candidates.setdefault(record.candidates, set()).add(key)
         if record.balance:
             self._balance.setdefault(record.balance_max, set()).add(key)
 
-    def fresh(self, key: Key, placement: Placement | None, now: datetime) -> SyncRecord | None:
-        """The record of ``key`` if syncing it at ``now`` would provably write nothing."""
+    def holds(self, key: Key, placement: Placement | None, now: datetime) -> bool:
+        """Whether the last plan of ``key`` (whose cached object is ``placement``)
+        provably gives the same result if planned again at ``now``."""
         found = self._records.get(key)
         if found is None or found.placement is not placement:
-            return None
-        if found.until is not None and not now < found.until:
-            return None
-        return found
+            return False
+        return found.until is None or now < found.until
+
+    def __len__(self) -> int:
+        return len(self._records)
 
     def stale(self, key: Key) -> None:
         found = self._records.pop(key, None)

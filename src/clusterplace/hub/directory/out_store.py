@@ -1,0 +1,119 @@
+"""The output folder as an API server's store: what OUT holds of PlacementDecisions and
+Placement statuses, changed by the controller's writes and by anyone editing OUT.
+
+The controller's cache is fed only by changes: the store turns both its own writes and
+edits found on disk into changes, so a decision file deleted or edited by hand is a
+change like any other, and the next sync of its placement repairs it. A file that is
+not valid is a change too (its object is gone until the controller writes it again).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import stat
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from clusterplace.api import KubeObject, Placement, PlacementDecision
+from clusterplace.api.placement import PlacementStatus
+from clusterplace.codecs import decode, read_documents
+from clusterplace.codecs.sources import expand_sources
+from clusterplace.controller import Key
+from clusterplace.errors import ClusterplaceError
+from clusterplace.hub.directory.layout import OutLayout
+
+__all__ = ["OutStore"]
+
+
+class OutStore:
+    """Decisions and statuses by (namespace, name), as OUT holds them."""
+
+    def __init__(self, layout: OutLayout, report: Callable[[str], None] = lambda _: None) -> None:
+        self.layout = layout
+        self.report = report
+        self.decisions: dict[Key, PlacementDecision] = {}
+        self.statuses: dict[Key, PlacementStatus | None] = {}
+
+    # -- reading -----------------------------------------------------------------------
+
+    def load(self) -> None:
+        """Read everything OUT holds (at start)."""
+        for folder in (self.layout.decisions, self.layout.statuses):
+            if not folder.is_dir():
+                continue
+            for path in sorted(folder.rglob("*.yaml")):
+                self.reread(path)
+
+    def reread(self, path: Path) -> tuple[str, Key, KubeObject | None] | None:
+        """Read ``path`` (a file of OUT) again; returns (kind, key, what it holds now)
+        when that differs from what the store held, else None."""
+        found = self._where(path)
+        if found is None:
+            return None
+        kind, key = found
+        now = self._read(path, kind, key)
+        if kind == "PlacementDecision":
+            before = self.decisions.get(key)
+            if now == before:
+                return None
+            if isinstance(now, PlacementDecision):
+                self.decisions[key] = now
+            else:
+                self.decisions.pop(key, None)
+            return (kind, key, now)
+        status = now.status if isinstance(now, Placement) else None
+        known = key in self.statuses
+        if (now is None and not known) or (known and now is not None and status == self.statuses[key]):
+            return None
+        if now is None:
+            del self.statuses[key]
+        else:
+            self.statuses[key] = status
+        return (kind, key, now)
+
+    def _where(self, path: Path) -> tuple[str, Key] | None:
+        """(kind, (namespace, name)) of a file of OUT, or None for another file."""
+        if path.suffix != ".yaml" or path.name.startswith("."):
+            return None
+        for folder, kind in (
+            (self.layout.decisions, "PlacementDecision"),
+            (self.layout.statuses, "Placement"),
+        ):
+            with contextlib.suppress(ValueError):
+                parts = path.relative_to(folder).parts
+                if len(parts) == 2:
+                    return kind, (parts[0], parts[1][: -len(".yaml")])
+        return None
+
+    def _read(self, path: Path, kind: str, key: Key) -> KubeObject | None:
+        try:
+            info = path.stat()
+        except OSError:
+            return None  # gone
+        if not stat.S_ISREG(info.st_mode):
+            self.report(f"{path}: not a regular file; ignored")
+            return None
+        try:
+            loaded = decode(read_documents(expand_sources([str(path)])))
+        except ClusterplaceError as err:
+            self.report(f"{err}\n(ignored: the controller writes it again)")
+            return None
+        except (OSError, ValueError, OverflowError) as err:
+            self.report(f"{path}: cannot be read ({err}); ignored: the controller writes it again")
+            return None
+        objects = [o for o in loaded.objects if o.kind == kind]
+        if len(objects) != 1 or len(loaded.objects) != 1:
+            self.report(f"{path}: must hold one {kind}; ignored: the controller writes it again")
+            return None
+        obj = objects[0]
+        if (obj.namespace, obj.name) != key:
+            self.report(f"{path}: holds {obj.ref}; ignored: the controller writes it again")
+            return None
+        return obj
+
+    def paths(self) -> Iterable[Path]:
+        """Every file the store holds an object for."""
+        for key in self.decisions:
+            yield self.layout.decision(*key)
+        for key in self.statuses:
+            yield self.layout.status(*key)
