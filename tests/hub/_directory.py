@@ -60,9 +60,12 @@ class Controller:
 
 
 def read_out(out: Path) -> dict[str, Any]:
-    """Every file the controller wrote, parsed, by path relative to ``out``."""
+    """Every decision and status file the controller wrote, parsed, by path relative to
+    ``out`` (the copies of hub files in ``lastgood/`` are not its results)."""
     found: dict[str, Any] = {}
     for path in sorted(out.rglob("*")):
+        if path.is_relative_to(out / "lastgood"):
+            continue
         if path.is_file() and path.suffix == ".yaml":
             found[str(path.relative_to(out))] = yaml.safe_load(path.read_text())
     return found

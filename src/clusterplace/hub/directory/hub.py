@@ -10,26 +10,32 @@ PlacementDecisions and Placement statuses current in an output folder.
 - One controller at a time: the output folder is locked (``flock``) for as long as the
   controller runs; a second one waits for the lock, as a standby replica waits for a
   lease.
+- The hub's view is what is on disk (see :mod:`.manifests`): objects moved between
+  files stay, an unreadable folder keeps what was known under it, odd entries are
+  skipped, and the last good text of every hub file is kept in ``OUT/lastgood`` to
+  stand in for a file that is invalid at start.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import signal
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from clusterplace.api import KubeObject, Placement
-from clusterplace.api.placement import PlacementStatus
+from clusterplace.api import KubeObject, Placement, PlacementDecision
+from clusterplace.api.placement import PLACEMENT_LABEL, PlacementStatus
 from clusterplace.codecs import decode, read_documents
 from clusterplace.codecs.sources import expand_sources
 from clusterplace.controller import Key, ObjectChange, Reconciler
 from clusterplace.errors import ClusterplaceError, InputError, Location
 from clusterplace.hub.directory.files import remove_temporaries
+from clusterplace.hub.directory.lastgood import LastGood
 from clusterplace.hub.directory.layout import DEFAULT_OUT, OutLayout
 from clusterplace.hub.directory.manifests import SETTLE_S, ManifestFolder
 from clusterplace.hub.directory.sink import DirectorySink
@@ -52,10 +58,20 @@ class RunSummary:
     events: int
     errors: int
     temporaries_removed: int
+    invalid_files: int = 0  # hub files (or folders) that could not be read as they are
 
 
 class DirectoryHub:
-    """The hub folder and the output folder, as the reconcile core's source."""
+    """The hub folder and the output folder, as the reconcile core's source.
+
+    ``last_good`` keeps the last good text of every hub file in ``OUT/lastgood`` and
+    uses it for a file that cannot be read at start (only the controller, which holds
+    the output folder's lock, writes there).
+
+    :attr:`incomplete` is True while some hub file (or folder) could not be read and
+    has no last good version: the objects it holds are unknown, so the objects seen are
+    not the whole hub and nothing may be deleted for being absent from them.
+    """
 
     def __init__(
         self,
@@ -65,12 +81,30 @@ class DirectoryHub:
         recursive: bool = False,
         report: Callable[[str], None] = lambda _: None,
         status_of: Callable[[Key], PlacementStatus | None] = lambda _: None,
+        last_good: bool = False,
     ) -> None:
         self.root = root
         self.layout = layout
         self.report = report
         self.status_of = status_of  # the status the hub holds now (the controller's)
-        self.folder = ManifestFolder(root, recursive=recursive, exclude=layout.root, report=report)
+        self.folder = ManifestFolder(
+            root,
+            recursive=recursive,
+            exclude=layout.root,
+            report=report,
+            last_good=LastGood(layout.lastgood) if last_good else None,
+        )
+
+    @property
+    def incomplete(self) -> bool:
+        """Whether some hub file or folder could not be read and has no last good
+        version (:attr:`ManifestFolder.unreadable`): deletions must wait while it is."""
+        return bool(self.folder.unreadable)
+
+    @property
+    def invalid_files(self) -> int:
+        """How many hub files (or folders) cannot be read as they are now."""
+        return len(self.folder.invalid)
 
     def initial_objects(self) -> list[KubeObject]:
         """The hub at start: the manifests, the decisions written so far, and each
@@ -81,12 +115,24 @@ class DirectoryHub:
             self.folder.scan()
         decisions, statuses = self._read_output()
         objects: list[KubeObject] = []
+        placements: set[Key] = set()
         for obj in self.folder.objects():
             if isinstance(obj, Placement):
                 key = (obj.namespace, obj.name)
+                placements.add(key)
                 if key in statuses:
                     obj = obj.model_copy(update={"status": statuses[key]})
             objects.append(obj)
+        if self.incomplete:
+            # A placement in a file that cannot be read is unknown, not deleted: its
+            # decisions are left alone (on disk, untouched) until the hub is whole.
+            kept = [d for d in decisions if _owner(d) in placements]
+            if len(kept) < len(decisions):
+                self.report(
+                    f"{len(decisions) - len(kept)} decisions of placements not found are "
+                    "kept as they are: some hub files cannot be read"
+                )
+            decisions = kept
         objects.extend(decisions)
         return objects
 
@@ -132,11 +178,10 @@ class DirectoryHub:
         """Object changes as the hub folder changes, until ``stop`` is set."""
         from watchfiles import awatch  # the watcher starts threads: only when watching
 
-        out = self.layout.root.resolve()
+        out = _real(self.layout.root)
 
         def relevant(_: object, path: str) -> bool:
-            resolved = Path(path).resolve()
-            return not resolved.is_relative_to(out) and not Path(path).name.startswith(".")
+            return not Path(path).name.startswith(".") and not _real(Path(path)).is_relative_to(out)
 
         yield await self._settled(None)  # edits before the watch began
         async for events in awatch(
@@ -158,11 +203,36 @@ class DirectoryHub:
 
     async def _settled(self, paths: list[Path] | None) -> list[ObjectChange]:
         """Scan ``paths`` (None: every file) until none is left unsettled."""
-        changes = [self._overlay(c) for c in self.folder.scan(paths=paths)]
+        changes = [self._overlay(c) for c in self._scan(paths)]
         while self.folder.pending:
             await asyncio.sleep(SETTLE_S)
-            changes.extend(self._overlay(c) for c in self.folder.scan(paths=self.folder.pending))
+            changes.extend(self._overlay(c) for c in self._scan(self.folder.pending))
         return changes
+
+    def _scan(self, paths: Iterable[Path] | None) -> list[ObjectChange]:
+        """One scan; a failure is reported and the watch goes on (the next change or
+        rescan tries again)."""
+        try:
+            return self.folder.scan(paths=paths)
+        except Exception as err:
+            self.report(f"{self.root}: the scan failed ({type(err).__name__}: {err}); retrying")
+            self.folder.pending = set()
+            return []
+
+
+def _real(path: Path) -> Path:
+    """``path`` with its symlinks resolved; never raises (a symlink loop does not)."""
+    try:
+        return Path(os.path.realpath(path))
+    except (OSError, ValueError, RuntimeError):
+        return path.absolute()
+
+
+def _owner(decision: KubeObject) -> Key | None:
+    if not isinstance(decision, PlacementDecision):
+        return None
+    name = decision.labels.get(PLACEMENT_LABEL)
+    return None if name is None else (decision.namespace, name)
 
 
 def run_directory_controller(
@@ -194,26 +264,35 @@ def run_directory_controller(
             placement = reconciler.state.placement(key)
             return None if placement is None else placement.status
 
-        hub = DirectoryHub(root, layout, recursive=recursive, report=report, status_of=status_of)
+        hub = DirectoryHub(
+            root,
+            layout,
+            recursive=recursive,
+            report=report,
+            status_of=status_of,
+            last_good=True,
+        )
         reconciler.boot(hub.initial_objects())
         asyncio.run(_serve(reconciler, hub, once))
         stats = reconciler.stats
-        return RunSummary(stats.syncs, stats.writes, stats.events, stats.errors, removed)
+        return RunSummary(
+            stats.syncs, stats.writes, stats.events, stats.errors, removed, hub.invalid_files
+        )
 
 
 @contextlib.contextmanager
 def _locked(folder: Path, timeout: float, report: Callable[[str], None]) -> Iterator[None]:
-    """Hold the output folder's lock; say so when another controller holds it first."""
-    try:
-        with folder_lock(folder, timeout=0):
-            yield
-            return
-    except OutputError:
-        if timeout <= 0:
-            raise
-    report(f"another controller holds {folder}; standing by until it stops")
-    with folder_lock(folder, timeout=timeout):
-        report(f"took over {folder}")
+    """Hold the output folder's lock; say so when another controller holds it first.
+    Only taking the lock waits: an error raised while it is held propagates as itself."""
+    with contextlib.ExitStack() as held:
+        try:
+            held.enter_context(folder_lock(folder, timeout=0))
+        except OutputError:
+            if timeout <= 0:
+                raise
+            report(f"another controller holds {folder}; standing by until it stops")
+            held.enter_context(folder_lock(folder, timeout=timeout))
+            report(f"took over {folder}")
         yield
 
 
