@@ -287,6 +287,7 @@ class ManifestFolder:
         reached: set[Path] = set()
         visited: set[tuple[int, int]] = set()
         outages: dict[Path, str] = {}
+        listed: set[Path] = set()
         try:
             info = self.root.stat()
             visited.add((info.st_dev, info.st_ino))
@@ -303,6 +304,7 @@ class ManifestFolder:
                     continue  # gone since it was listed
                 outages[folder] = err.strerror or str(err)
                 continue
+            listed.add(folder)
             subfolders: list[Path] = []
             for entry in entries:
                 if entry.name.startswith("."):
@@ -350,11 +352,14 @@ class ManifestFolder:
                 f"{folder}: cannot read the folder: {outages[folder]}; the files known "
                 "under it stay as they were until it can be read again"
             )
-        ended = self._outages - outages.keys()
+        ended = self._outages & listed
         for folder in sorted(ended):
             self.report(f"{folder}: can be read again")
-        self.unreadable -= ended
-        self._outages = set(outages)
+        # A folder under one that cannot be listed now is still out; one that is gone
+        # is no outage any more.
+        still = {f for f in self._outages - listed if any(f.is_relative_to(o) for o in outages)}
+        self.unreadable -= self._outages - still - outages.keys()
+        self._outages = set(outages) | still
         return files, odd, reached, began
 
     def _oddity(self, path: Path, what: str, *, counts: bool = True) -> None:
