@@ -238,7 +238,7 @@ def controller(
             warn(f"{_count(summary.invalid_files, 'hub file')} could not be read (see above)")
             failed = True
         if summary.errors:
-            warn(f"{_count(summary.errors, 'sync')} failed (see above)")
+            warn(f"{_count(summary.errors, 'error')} syncing or writing (see above)")
             failed = True
         if failed:
             sys.exit(1)

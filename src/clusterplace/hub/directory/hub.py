@@ -56,7 +56,7 @@ class RunSummary:
     syncs: int
     writes: int
     events: int
-    errors: int
+    errors: int  # syncs that failed, and last good versions that could not be written
     temporaries_removed: int
     invalid_files: int = 0  # hub files (or folders) that could not be read as they are
 
@@ -275,9 +275,9 @@ def run_directory_controller(
         reconciler.boot(hub.initial_objects())
         asyncio.run(_serve(reconciler, hub, once))
         stats = reconciler.stats
-        return RunSummary(
-            stats.syncs, stats.writes, stats.events, stats.errors, removed, hub.invalid_files
-        )
+        errors = stats.errors + hub.folder.write_errors
+        invalid = hub.invalid_files
+        return RunSummary(stats.syncs, stats.writes, stats.events, errors, removed, invalid)
 
 
 @contextlib.contextmanager

@@ -135,6 +135,7 @@ class ManifestFolder:
         self._outages: set[Path] = set()  # folders that cannot be listed now
         self._odd: dict[Path, bool] = {}  # odd entries reported (True: counts as invalid)
         self._listed = False  # whether a full scan has run
+        self.write_errors = 0  # last good versions that could not be kept
         self.unreadable: set[Path] = set()
         self.pending: set[Path] = set()  # files the last scan left to read later
         self._bases = (root.absolute(), _real(root))
@@ -385,7 +386,9 @@ class ManifestFolder:
                 try:
                     self.last_good.save(relative, text)
                 except (OSError, ClusterplaceError) as err:
-                    self.report(f"{path}: cannot keep its last good version: {err}")
+                    self.write_errors += 1
+                    why = err.strerror if isinstance(err, OSError) and err.strerror else err
+                    self.report(f"{path}: cannot keep its last good version: {why}")
             if path in self._broken:
                 self._broken.discard(path)
                 self.report(f"{path}: fixed; read again")
