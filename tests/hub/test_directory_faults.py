@@ -6,8 +6,8 @@ from __future__ import annotations
 import errno
 import os
 import shutil
-import signal
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -207,7 +207,7 @@ def _taint_out_of_range(hub: Path) -> None:
     )
 
 
-ODD = {
+ODD: dict[str, tuple[Callable[[Path], object], str]] = {
     "symlink loop": (lambda hub: (hub / "loop.yaml").symlink_to("loop.yaml"), "symlink loop"),
     "link to the hub": (lambda hub: (hub / "a").symlink_to("."), "reached twice"),
     "pipe": (lambda hub: os.mkfifo(hub / "pipe.yaml"), "is a pipe"),
@@ -255,10 +255,3 @@ def test_a_second_holder_is_refused_without_waiting(tmp_path: Path) -> None:
     ):
         pass
     assert reports == []
-
-
-def test_sigterm_stops_the_controller_promptly(hub: Path) -> None:
-    controller = Controller(hub)
-    controller.wait_watching()
-    _stopped_cleanly(controller)
-    assert controller.proc.returncode == 0 and signal.SIGTERM
