@@ -130,7 +130,7 @@ class ManifestFolder:
         self._holders: dict[Identity, set[Path]] = {}  # the files that define an identity
         self._home: dict[Identity, Path] = {}  # the file whose copy is in force
         self._effective: dict[Identity, KubeObject] = {}  # the copy in force
-        self._twice: set[tuple[Identity, Path]] = set()  # second copies reported
+        self._twice: dict[Identity, set[Path]] = {}  # the second copies reported
         self._broken: set[Path] = set()  # invalid now (their last good objects in force)
         self._outages: set[Path] = set()  # folders that cannot be listed now
         self._odd: dict[Path, bool] = {}  # odd entries reported (True: counts as invalid)
@@ -324,8 +324,10 @@ class ManifestFolder:
                     else:
                         what = f"cannot be looked at ({err.strerror})"
                     reached.add(path)
-                    odd.add(path)
-                    self._oddity(path, f"is {what}" if what.startswith("a ") else what)
+                    if manifest:
+                        odd.add(path)
+                    text = f"is {what}" if what.startswith("a ") else what
+                    self._oddity(path, text, counts=manifest)
                     continue
                 if stat.S_ISDIR(info.st_mode):
                     if not self.recursive or _real(path) == self.exclude:
@@ -519,15 +521,15 @@ class ManifestFolder:
                 self._effective[key] = new
             if old != new:
                 changes.append(ObjectChange(old, new))
-            self._twice = {
-                (k, p) for k, p in self._twice if k != key or (p in holders and p != home)
-            }
+            reported = self._twice.pop(key, set()) & (holders - {home})
             for path in sorted(holders):
-                if path != home and (key, path) not in self._twice:
-                    self._twice.add((key, path))
+                if path != home and path not in reported:
+                    reported.add(path)
                     ref = self._tables[path][key].ref
                     self.report(
                         f"{path}: {ref} is defined twice (also in {home}); the copy in "
                         f"{home} is in force"
                     )
+            if reported:
+                self._twice[key] = reported
         return changes
