@@ -203,3 +203,18 @@ def test_a_duplicate_inside_one_file_keeps_the_first(tmp_path: Path) -> None:
     assert _changes(folder.scan(now=_later())) == [("c1", "added")]
     assert _zone(folder, "c1") == "first"
     assert reports == [f"{path}: ManagedCluster/c1 is defined twice in this file; skipped"]
+
+
+def test_a_file_gone_while_its_copy_is_still_being_written_deletes_nothing(
+    tmp_path: Path,
+) -> None:
+    _write(tmp_path / "a.yaml", "c1", "c2")
+    folder = ManifestFolder(tmp_path)
+    folder.scan(now=_later())
+    shutil.copy(tmp_path / "a.yaml", tmp_path / "b.yaml")  # cp a b; rm a, at once
+    (tmp_path / "a.yaml").unlink()
+    paths = [tmp_path / "a.yaml", tmp_path / "b.yaml"]
+    assert folder.scan(now=time.time(), paths=paths) == []  # b.yaml has not settled
+    assert folder.pending == set(paths) and _names(folder) == ["c1", "c2"]
+    assert folder.scan(now=_later(), paths=folder.pending) == []
+    assert not folder.unsettled and _names(folder) == ["c1", "c2"]

@@ -193,6 +193,11 @@ class ManifestFolder:
                 continue
             self._signatures[path] = signature
             touched.update(dict.fromkeys(self._read(path)))
+        if self.pending and gone:
+            # A file still being written may define what the files gone defined (``cp a
+            # b; rm a``): they go once it has been read.
+            self.pending.update(gone)
+            gone = []
         for path in gone:
             touched.update(dict.fromkeys(self._set_table(path, None)))
             self._signatures.pop(path, None)
