@@ -97,5 +97,6 @@ def make_reconciler(
 
 
 def run(reconciler: Reconciler) -> int:
-    """Sync everything ready; returns how many syncs ran."""
-    return asyncio.run(reconciler.drain())
+    """Sync everything ready (a placement that never settles, such as one ranked by a
+    negative Steady weight, at most SETTLE_LIMIT times); returns how many syncs ran."""
+    return asyncio.run(reconciler.drain(settle=True))

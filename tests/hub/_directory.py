@@ -13,7 +13,56 @@ from typing import Any
 
 import yaml
 
-__all__ = ["Controller", "command", "read_out", "wait_for"]
+__all__ = ["Controller", "command", "read_out", "unreadable_while", "wait_for"]
+
+# A child that runs the CLI with a folder made unreadable while a flag file exists:
+# listing the folder, and looking at or opening anything under it, fail with EACCES, as
+# ``chmod 000`` makes them fail for a user who is not root (the tests may run as root,
+# whom permissions do not stop). The watcher (native code) is not affected.
+_UNREADABLE_CHILD = r"""
+import errno, os, sys
+folder, flag = sys.argv[1], sys.argv[2]
+real = {name: getattr(os, name) for name in ("scandir", "stat", "open")}
+
+def out(path, inside_only):
+    try:
+        real["stat"](flag)
+    except OSError:
+        return False
+    text = os.fspath(path)
+    if isinstance(text, bytes):
+        text = text.decode()
+    text = os.path.abspath(text)
+    return text.startswith(folder + os.sep) or (not inside_only and text == folder)
+
+def refuse(path):
+    raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), os.fspath(path))
+
+def scandir(path="."):
+    if out(path, False):
+        refuse(path)
+    return real["scandir"](path)
+
+def stat(path, *args, **kwargs):
+    if not isinstance(path, int) and out(path, True):
+        refuse(path)
+    return real["stat"](path, *args, **kwargs)
+
+def open_(path, *args, **kwargs):
+    if out(path, True):
+        refuse(path)
+    return real["open"](path, *args, **kwargs)
+
+os.scandir, os.stat, os.open = scandir, stat, open_
+from clusterplace.cli.main import main
+sys.exit(main(sys.argv[3:]))
+"""
+
+
+def unreadable_while(folder: Path, flag: Path) -> list[str]:
+    """The command that runs the CLI with ``folder`` unreadable while ``flag`` exists
+    (arguments follow)."""
+    return [sys.executable, "-c", _UNREADABLE_CHILD, str(folder.absolute()), str(flag)]
 
 
 def command() -> list[str]:
@@ -33,11 +82,11 @@ def wait_for(check: Callable[[], bool], timeout: float = 20.0, what: str = "") -
 class Controller:
     """A live ``controller --hub`` process; its stderr goes to a file."""
 
-    def __init__(self, hub: Path, *args: str) -> None:
+    def __init__(self, hub: Path, *args: str, launcher: list[str] | None = None) -> None:
         self.log = hub.parent / f"{hub.name}-controller-{time.monotonic_ns()}.log"
         self._log_handle = self.log.open("w")
         self.proc = subprocess.Popen(
-            [*command(), "controller", "--hub", str(hub), *args],
+            [*(launcher or command()), "controller", "--hub", str(hub), *args],
             stdout=subprocess.DEVNULL,
             stderr=self._log_handle,
             env={**os.environ, "NO_COLOR": "1"},
@@ -60,9 +109,12 @@ class Controller:
 
 
 def read_out(out: Path) -> dict[str, Any]:
-    """Every file the controller wrote, parsed, by path relative to ``out``."""
+    """Every decision and status file the controller wrote, parsed, by path relative to
+    ``out`` (the copies of hub files in ``lastgood/`` are not its results)."""
     found: dict[str, Any] = {}
     for path in sorted(out.rglob("*")):
+        if path.is_relative_to(out / "lastgood"):
+            continue
         if path.is_file() and path.suffix == ".yaml":
             found[str(path.relative_to(out))] = yaml.safe_load(path.read_text())
     return found

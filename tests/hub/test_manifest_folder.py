@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import shutil
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -94,3 +96,125 @@ def test_a_file_still_being_written_is_left_pending(tmp_path: Path) -> None:
     assert folder.pending == {tmp_path / "a.yaml"}
     assert [c.obj.name for c in folder.scan(now=_later(), paths=folder.pending)] == ["c1"]
     assert not folder.unsettled
+
+
+# An object is its identity, wherever it is defined.
+
+
+def _changes(changes: list[Any]) -> list[tuple[str, str]]:
+    """(name, what) per change: added, updated or deleted."""
+    kinds = {(True, False): "added", (False, False): "updated", (False, True): "deleted"}
+    return [(c.obj.name, kinds[(c.old is None, c.new is None)]) for c in changes]
+
+
+def _zone(folder: ManifestFolder, name: str) -> str:
+    [obj] = [o for o in folder.objects() if o.name == name]
+    return str(obj.labels["zone"])
+
+
+def test_an_object_moved_to_a_new_file_is_the_same_object(tmp_path: Path) -> None:
+    reports: list[str] = []
+    _write(tmp_path / "a.yaml", "c1", "c2")
+    folder = ManifestFolder(tmp_path, report=reports.append)
+    folder.scan(now=_later())
+    _write(tmp_path / "b.yaml", "c2")  # the new file first ...
+    assert folder.scan(now=_later(), paths=[tmp_path / "b.yaml"]) == []
+    assert reports == [
+        f"{tmp_path / 'b.yaml'}: ManagedCluster/c2 is defined twice (also in "
+        f"{tmp_path / 'a.yaml'}); the copy in {tmp_path / 'a.yaml'} is in force"
+    ]
+    _write(tmp_path / "a.yaml", "c1")  # ... then the old one without it
+    assert folder.scan(now=_later(), paths=[tmp_path / "a.yaml"]) == []
+    assert _names(folder) == ["c1", "c2"]
+    # b.yaml is now its home: an edit there is an update, and nothing more is reported.
+    _write(tmp_path / "b.yaml", "c2", zone="b")
+    assert _changes(folder.scan(now=_later())) == [("c2", "updated")]
+    assert _zone(folder, "c2") == "b" and len(reports) == 1
+
+
+def test_a_move_that_changes_the_object_is_one_update(tmp_path: Path) -> None:
+    _write(tmp_path / "a.yaml", "c1", "c2")
+    folder = ManifestFolder(tmp_path)
+    folder.scan(now=_later())
+    _write(tmp_path / "b.yaml", "c2", zone="b")
+    assert folder.scan(now=_later()) == []  # a.yaml's copy stays in force meanwhile
+    assert _zone(folder, "c2") == "a"
+    _write(tmp_path / "a.yaml", "c1")
+    assert _changes(folder.scan(now=_later())) == [("c2", "updated")]
+    assert _zone(folder, "c2") == "b"
+
+
+@pytest.mark.parametrize("how", ["rename", "copy then delete"])
+def test_a_file_renamed_or_copied_then_deleted_deletes_nothing(tmp_path: Path, how: str) -> None:
+    reports: list[str] = []
+    _write(tmp_path / "clusters.yaml", "c1", "c2", "c3")
+    folder = ManifestFolder(tmp_path, report=reports.append)
+    folder.scan(now=_later())
+    old, new = tmp_path / "clusters.yaml", tmp_path / "managed-clusters.yaml"
+    if how == "rename":
+        old.rename(new)
+        # As a watcher reports it: both paths in one batch.
+        assert folder.scan(now=_later(), paths=[old, new]) == []
+        assert reports == []
+    else:
+        shutil.copy(old, new)
+        assert folder.scan(now=_later(), paths=[new]) == []
+        assert len(reports) == 3 and all("defined twice" in r for r in reports)
+        old.unlink()
+        assert folder.scan(now=_later(), paths=[old]) == []
+    assert _names(folder) == ["c1", "c2", "c3"]
+    assert folder.scan(now=_later()) == []  # a full rescan agrees
+
+
+def test_a_second_copy_is_reported_once_and_the_first_by_path_wins(tmp_path: Path) -> None:
+    reports: list[str] = []
+    _write(tmp_path / "b.yaml", "c1", zone="b")
+    _write(tmp_path / "a.yaml", "c1", zone="a")
+    folder = ManifestFolder(tmp_path, report=reports.append)
+    assert _changes(folder.scan(now=_later())) == [("c1", "added")]
+    assert _zone(folder, "c1") == "a"
+    assert len(reports) == 1 and reports[0].startswith(f"{tmp_path / 'b.yaml'}: ")
+    # b.yaml edited (its copy still a duplicate): not reported again, nothing changes.
+    _write(tmp_path / "b.yaml", "c1", "c2", zone="c")
+    assert _changes(folder.scan(now=_later())) == [("c2", "added")]
+    assert len(reports) == 1 and _zone(folder, "c1") == "a"
+    # a.yaml drops it: b.yaml's copy takes over; deleted from both: deleted.
+    _write(tmp_path / "a.yaml")
+    assert _changes(folder.scan(now=_later() + 2)) == [("c1", "updated")]
+    assert _zone(folder, "c1") == "c"
+    (tmp_path / "b.yaml").unlink()
+    assert sorted(_changes(folder.scan(now=_later()))) == [("c1", "deleted"), ("c2", "deleted")]
+    # A copy that appears again is reported again.
+    _write(tmp_path / "a.yaml", "c1")
+    _write(tmp_path / "b.yaml", "c1")
+    folder.scan(now=_later() + 2)
+    assert len(reports) == 2
+
+
+def test_a_duplicate_inside_one_file_keeps_the_first(tmp_path: Path) -> None:
+    reports: list[str] = []
+    path = tmp_path / "a.yaml"
+    path.write_text(
+        dump_yaml_documents(
+            [cluster("c1", labels={"zone": z}).to_dict() for z in ("first", "second")]
+        )
+    )
+    folder = ManifestFolder(tmp_path, report=reports.append)
+    assert _changes(folder.scan(now=_later())) == [("c1", "added")]
+    assert _zone(folder, "c1") == "first"
+    assert reports == [f"{path}: ManagedCluster/c1 is defined twice in this file; skipped"]
+
+
+def test_a_file_gone_while_its_copy_is_still_being_written_deletes_nothing(
+    tmp_path: Path,
+) -> None:
+    _write(tmp_path / "a.yaml", "c1", "c2")
+    folder = ManifestFolder(tmp_path)
+    folder.scan(now=_later())
+    shutil.copy(tmp_path / "a.yaml", tmp_path / "b.yaml")  # cp a b; rm a, at once
+    (tmp_path / "a.yaml").unlink()
+    paths = [tmp_path / "a.yaml", tmp_path / "b.yaml"]
+    assert folder.scan(now=time.time(), paths=paths) == []  # b.yaml has not settled
+    assert folder.pending == set(paths) and _names(folder) == ["c1", "c2"]
+    assert folder.scan(now=_later(), paths=folder.pending) == []
+    assert not folder.unsettled and _names(folder) == ["c1", "c2"]

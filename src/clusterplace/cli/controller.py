@@ -233,6 +233,19 @@ def controller(
         click.echo(
             f"synced {summary.syncs} placements: {summary.writes} writes, {summary.events} events"
         )
+        failed = False
+        if summary.invalid_files:
+            warn(f"{_count(summary.invalid_files, 'hub file')} could not be read (see above)")
+            failed = True
+        if summary.errors:
+            warn(f"{_count(summary.errors, 'error')} syncing or writing (see above)")
+            failed = True
+        if failed:
+            sys.exit(1)
+
+
+def _count(number: int, what: str) -> str:
+    return f"{number} {what}{'' if number == 1 else 's'}"
 
 
 def _flag(name: str) -> str:

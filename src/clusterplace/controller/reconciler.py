@@ -275,7 +275,14 @@ class Reconciler:
         does not emit them for garbage collection either)."""
         if self.sink.collects_garbage:
             return
-        owned = self.state.owned(key)
+        # Only decisions named as the controller names them: one someone else wrote
+        # with the placement's label is theirs (upstream collects by ownerReference).
+        prefix = f"{key[1]}-decision-"
+        owned = [
+            pd
+            for pd in self.state.owned(key)
+            if pd.name.startswith(prefix) and pd.name[len(prefix) :].isdigit()
+        ]
         for pd in owned:
             await self._write(key, Write("delete", pd, current=pd))
         if owned or key in self._gone:

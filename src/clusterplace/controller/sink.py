@@ -30,9 +30,12 @@ class Sink(Protocol):
     """Writes to a hub. Each method either completes its write or raises
     :class:`HubWriteError`; a write is never left half-done."""
 
-    #: True when the hub deletes a placement's decisions with it (Kubernetes' garbage
-    #: collector, through their ownerReference); otherwise the controller does.
-    collects_garbage: bool
+    @property
+    def collects_garbage(self) -> bool:
+        """True when the hub deletes a placement's decisions with it (Kubernetes'
+        garbage collector, through their ownerReference); otherwise the controller
+        does."""
+        ...
 
     async def write_decision(self, write: Write) -> PlacementDecision | None:
         """Create, update or delete one PlacementDecision (``write.current`` is the

@@ -12,23 +12,29 @@ PlacementDecisions and Placement statuses current in an output folder.
 - One controller at a time: the output folder is locked (``flock``) for as long as the
   controller runs; a second one waits for the lock, as a standby replica waits for a
   lease.
+- The hub's view is what is on disk (see :mod:`.manifests`): objects moved between
+  files stay, an unreadable folder keeps what was known under it, odd entries are
+  skipped, and the last good text of every hub file is kept in ``OUT/lastgood`` to
+  stand in for a file that is invalid at start.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import signal
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from clusterplace.api import KubeObject, Placement
+from clusterplace.api import KubeObject, Placement, PlacementDecision
 from clusterplace.controller import Key, ObjectChange, Reconciler
 from clusterplace.errors import InputError, Location
 from clusterplace.hub.directory.files import remove_temporaries
+from clusterplace.hub.directory.lastgood import LastGood
 from clusterplace.hub.directory.layout import DEFAULT_OUT, OutLayout
 from clusterplace.hub.directory.manifests import SETTLE_S, ManifestFolder
 from clusterplace.hub.directory.out_store import OutStore
@@ -50,12 +56,22 @@ class RunSummary:
     syncs: int
     writes: int
     events: int
-    errors: int
+    errors: int  # syncs that failed, and last good versions that could not be written
     temporaries_removed: int
+    invalid_files: int = 0  # hub files (or folders) that could not be read as they are
 
 
 class DirectoryHub:
-    """The hub folder and the output folder, as the reconcile core's source."""
+    """The hub folder and the output folder, as the reconcile core's source.
+
+    ``last_good`` keeps the last good text of every hub file in ``OUT/lastgood`` and
+    uses it for a file that cannot be read at start (only the controller, which holds
+    the output folder's lock, writes there).
+
+    :attr:`incomplete` is True while some hub file (or folder) could not be read and
+    has no last good version: the objects it holds are unknown, so the objects seen are
+    not the whole hub and nothing may be deleted for being absent from them.
+    """
 
     def __init__(
         self,
@@ -65,12 +81,30 @@ class DirectoryHub:
         recursive: bool = False,
         report: Callable[[str], None] = lambda _: None,
         store: OutStore | None = None,
+        last_good: bool = False,
     ) -> None:
         self.root = root
         self.layout = layout
         self.report = report
         self.store = store if store is not None else OutStore(layout, report)
-        self.folder = ManifestFolder(root, recursive=recursive, exclude=layout.root, report=report)
+        self.folder = ManifestFolder(
+            root,
+            recursive=recursive,
+            exclude=layout.root,
+            report=report,
+            last_good=LastGood(layout.lastgood) if last_good else None,
+        )
+
+    @property
+    def incomplete(self) -> bool:
+        """Whether some hub file or folder could not be read and has no last good
+        version (:attr:`ManifestFolder.unreadable`): deletions must wait while it is."""
+        return bool(self.folder.unreadable)
+
+    @property
+    def invalid_files(self) -> int:
+        """How many hub files (or folders) cannot be read as they are now."""
+        return len(self.folder.invalid)
 
     def initial_objects(self) -> list[KubeObject]:
         """The hub at start: the manifests, the decisions written so far, and each
@@ -128,23 +162,22 @@ class DirectoryHub:
         """Object changes as the hub folder changes, until ``stop`` is set."""
         from watchfiles import awatch  # the watcher starts threads: only when watching
 
-        out = self.layout.root.resolve()
+        out = _real(self.layout.root)
         out_folders = [self.layout.decisions, self.layout.statuses]
         for folder in out_folders:
             folder.mkdir(parents=True, exist_ok=True)
-        out_resolved = [folder.resolve() for folder in out_folders]
+        out_real = [_real(folder) for folder in out_folders]
 
         def in_out(path: Path) -> bool:
-            return any(path.is_relative_to(folder) for folder in out_resolved)
+            real = _real(path)
+            return any(real.is_relative_to(folder) for folder in out_real)
 
         def relevant(_: object, path: str) -> bool:
             if Path(path).name.startswith("."):
                 return False
-            resolved = Path(path).resolve()
-            return in_out(resolved) or not resolved.is_relative_to(out)
+            return in_out(Path(path)) or not _real(Path(path)).is_relative_to(out)
 
-        yield await self._settled(None)  # edits before the watch began
-        async for events in awatch(
+        watcher = awatch(
             self.root,
             *out_folders,
             stop_event=stop,
@@ -154,27 +187,62 @@ class DirectoryHub:
             debounce=_DEBOUNCE_MS,
             rust_timeout=int(_RESCAN_S * 1000),
             yield_on_timeout=True,
-        ):
-            # The files the watcher saw change; none at all is the periodic rescan, which
-            # looks at every file in case an event was missed.
-            seen = [Path(path) for _, path in events]
-            outside = [p for p in seen if in_out(p.resolve())]
-            paths = [p for p in seen if p not in outside] if events else None
-            changes = self._out_changes(outside) if outside else []
-            if paths is None or paths:
-                changes.extend(await self._settled(paths))
-            if changes:
-                yield changes
+        )
+        # The watcher installs its watches when first asked, before its first await: ask,
+        # let it run that far, then scan, so that no edit falls between scan and watch.
+        following = asyncio.ensure_future(anext(watcher))
+        try:
+            await asyncio.sleep(0)
+            yield await self._settled(None)  # edits before the watch began
+            while True:
+                try:
+                    events = await following
+                except StopAsyncIteration:
+                    return
+                following = asyncio.ensure_future(anext(watcher))
+                # The files the watcher saw change; none at all is the periodic rescan,
+                # which looks at every file in case an event was missed.
+                seen = [Path(path) for _, path in events]
+                outside = [p for p in seen if in_out(p)]
+                paths = [p for p in seen if p not in outside] if events else None
+                changes = self._out_changes(outside) if outside else []
+                if paths is None or paths:
+                    changes.extend(await self._settled(paths))
+                if changes:
+                    yield changes
+        finally:
+            following.cancel()
+            with contextlib.suppress(asyncio.CancelledError, StopAsyncIteration):
+                await following
+            await watcher.aclose()
 
     async def _settled(self, paths: list[Path] | None) -> list[ObjectChange]:
         """Scan ``paths`` (None: every file) until none is left unsettled. Placements
         take the status OUT holds when the changes are handed over, not before: a
         status written while a file settled is not rolled back."""
-        changes = self.folder.scan(paths=paths)
+        changes = self._scan(paths)
         while self.folder.pending:
             await asyncio.sleep(SETTLE_S)
-            changes.extend(self.folder.scan(paths=self.folder.pending))
+            changes.extend(self._scan(self.folder.pending))
         return [self._overlay(c) for c in changes]
+
+    def _scan(self, paths: Iterable[Path] | None) -> list[ObjectChange]:
+        """One scan; a failure is reported and the watch goes on (the next change or
+        rescan tries again)."""
+        try:
+            return self.folder.scan(paths=paths)
+        except Exception as err:
+            self.report(f"{self.root}: the scan failed ({type(err).__name__}: {err}); retrying")
+            self.folder.pending = set()
+            return []
+
+
+def _real(path: Path) -> Path:
+    """``path`` with its symlinks resolved; never raises (a symlink loop does not)."""
+    try:
+        return Path(os.path.realpath(path))
+    except (OSError, ValueError, RuntimeError):
+        return path.absolute()
 
 
 def run_directory_controller(
@@ -199,29 +267,34 @@ def run_directory_controller(
         removed = remove_temporaries(layout.root)
         if removed:
             report(f"removed {removed} temporary files an interrupted run left")
-        hub = DirectoryHub(root, layout, recursive=recursive, report=report)
+        hub = DirectoryHub(root, layout, recursive=recursive, report=report, last_good=True)
         sink = DirectorySink(layout, clock, hub.store)
+        # While some hub file is unknown, a placement not seen may well exist: its
+        # decisions are not collected (nothing is deleted on a read error).
+        sink.hold_deletions = lambda: hub.incomplete
         reconciler = Reconciler(sink, now=clock, resync=resync, log=report)
         sink.publish = reconciler.observe  # the sink's writes come back as changes
         reconciler.boot(hub.initial_objects())
         asyncio.run(_serve(reconciler, hub, once))
         stats = reconciler.stats
-        return RunSummary(stats.syncs, stats.writes, stats.events, stats.errors, removed)
+        errors = stats.errors + hub.folder.write_errors
+        invalid = hub.invalid_files
+        return RunSummary(stats.syncs, stats.writes, stats.events, errors, removed, invalid)
 
 
 @contextlib.contextmanager
 def _locked(folder: Path, timeout: float, report: Callable[[str], None]) -> Iterator[None]:
-    """Hold the output folder's lock; say so when another controller holds it first."""
-    try:
-        with folder_lock(folder, timeout=0):
-            yield
-            return
-    except OutputError:
-        if timeout <= 0:
-            raise
-    report(f"another controller holds {folder}; standing by until it stops")
-    with folder_lock(folder, timeout=timeout):
-        report(f"took over {folder}")
+    """Hold the output folder's lock; say so when another controller holds it first.
+    Only taking the lock waits: an error raised while it is held propagates as itself."""
+    with contextlib.ExitStack() as held:
+        try:
+            held.enter_context(folder_lock(folder, timeout=0))
+        except OutputError:
+            if timeout <= 0:
+                raise
+            report(f"another controller holds {folder}; standing by until it stops")
+            held.enter_context(folder_lock(folder, timeout=timeout))
+            report(f"took over {folder}")
         yield
 
 
@@ -245,8 +318,6 @@ async def _serve(reconciler: Reconciler, hub: DirectoryHub, once: bool) -> None:
 
 def _decision_ref(namespace: str, name: str) -> KubeObject:
     """A PlacementDecision known by its name only (to say it is gone)."""
-    from clusterplace.api import PlacementDecision
-
     return PlacementDecision.model_validate(
         {
             "apiVersion": "cluster.open-cluster-management.io/v1beta1",

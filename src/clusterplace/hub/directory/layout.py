@@ -16,7 +16,11 @@ DEFAULT_OUT = ".clusterplace"  # under the hub folder
 class OutLayout:
     """``OUT/placementdecisions/<ns>/<name>.yaml``: each PlacementDecision, whole;
     ``OUT/placements/<ns>/<name>.yaml``: each Placement's status (identity and status
-    only: the spec is the hub folder's); ``OUT/events.jsonl``: the events."""
+    only: the spec is the hub folder's); ``OUT/events.jsonl``: the events;
+    ``OUT/lastgood/<path in the hub folder>``: the last text of each hub file that was
+    read successfully (each part of its path percent-encoded), which stands in for the
+    file when it cannot be read at start (see
+    :class:`~clusterplace.hub.directory.lastgood.LastGood`)."""
 
     root: Path
 
@@ -27,6 +31,10 @@ class OutLayout:
     @property
     def statuses(self) -> Path:
         return self.root / "placements"
+
+    @property
+    def lastgood(self) -> Path:
+        return self.root / "lastgood"
 
     @property
     def events(self) -> Path:

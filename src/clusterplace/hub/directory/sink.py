@@ -50,9 +50,16 @@ Publish = Callable[[list[ObjectChange]], None]
 
 class DirectorySink:
     """Writes into ``layout`` (whose objects ``store`` holds); ``now`` stamps the
-    events; ``publish`` is told of every object written."""
+    events; ``publish`` is told of every object written. ``hold_deletions`` says when
+    the controller must not collect a placement's decisions (the hub is not whole)."""
 
-    collects_garbage = False  # no garbage collector: the controller deletes for it
+    hold_deletions: Callable[[], bool] = staticmethod(lambda: False)
+
+    @property
+    def collects_garbage(self) -> bool:
+        """No garbage collector here: the controller deletes a gone placement's
+        decisions itself, unless deletions are held."""
+        return self.hold_deletions()
 
     def __init__(
         self,
