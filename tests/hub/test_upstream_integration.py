@@ -39,6 +39,7 @@ NS = "ns-up"
 PLACEMENT = "placement-up"
 SET1 = "clusterset-up1"
 SET2 = "clusterset-up2"
+PROBE = "zz-probe"  # a placement and namespace of no scenario, to see the watch live
 CLUSTER = "cluster-up"  # upstream's clusterName (a set label value that names no set)
 
 Doc = dict[str, Any]
@@ -72,9 +73,18 @@ class Hub:
     # -- the controller ---------------------------------------------------------------
 
     def start(self) -> None:
+        """Start the controller and wait until its watch is live. It says "watching"
+        before the watcher has started, and an edit made in between is seen only at the
+        next periodic rescan (5 s later): a probe placement, created and deleted, waits
+        that out."""
         self.controller = Controller(self.root)
         controller = self.controller
         eventually(lambda: "watching" in controller.text(), "the controller to watch")
+        status = self.out / "placements" / PROBE / f"{PROBE}.yaml"
+        self.put_placement({}, name=PROBE, namespace=PROBE)
+        eventually(status.exists, "the probe placement's status", timeout=10)
+        self.delete("Placement", PROBE, PROBE)
+        eventually(lambda: not status.exists(), "the probe placement's removal", timeout=10)
 
     def stop(self) -> None:
         if self.controller is not None:
@@ -271,9 +281,9 @@ class Hub:
 # -- upstream's assertions ------------------------------------------------------------
 
 
-def assert_decision_created(hub: Hub) -> None:
+def assert_decision_created(hub: Hub, timeout: float = TIMEOUT) -> None:
     """assertPlacementDecisionCreated (controlled by the placement: its label here)."""
-    eventually(lambda: bool(hub.decisions()), "a decision of the placement")
+    eventually(lambda: bool(hub.decisions()), "a decision of the placement", timeout)
 
 
 def assert_decision_numbers(hub: Hub, clusters: int, decisions: int) -> None:
@@ -286,13 +296,13 @@ def assert_decision_numbers(hub: Hub, clusters: int, decisions: int) -> None:
     eventually(check, f"{clusters} clusters in {decisions} decisions (have {hub.decided()})")
 
 
-def assert_cluster_names(hub: Hub, expected: list[str]) -> None:
+def assert_cluster_names(hub: Hub, expected: list[str], timeout: float = 2 * TIMEOUT) -> None:
     """assertPlacementDecisionClusterNames (twice the timeout, as upstream)."""
-    eventually(
-        lambda: set(hub.decided()) == set(expected),
-        f"decisions {sorted(expected)}",
-        timeout=2 * TIMEOUT,
-    )
+
+    def check() -> bool:
+        return set(hub.decided()) == set(expected)
+
+    eventually(check, f"decisions {sorted(expected)} (have {hub.decided()})", timeout)
 
 
 def assert_satisfied(hub: Hub, selected: int, satisfied: bool) -> None:
@@ -393,10 +403,12 @@ def hub(tmp_path: Path) -> Iterator[Hub]:
 @pytest.mark.xfail(
     strict=True,
     reason=(
-        "the directory hub does not watch its output folder: decision files deleted "
-        "while the controller runs are not noticed (its cache still holds them), so they "
-        "are re-created only at the next start; upstream's informer sees the delete and "
-        "re-creates them at once"
+        "the directory hub does not watch its output folder (OUT), where it keeps "
+        "decisions: decision files deleted while the controller runs are not noticed (its "
+        "cache still holds them, so no sync is enqueued, and a periodic resync skips the "
+        "placement as unchanged: checked with --resync 1); they are re-created only when "
+        "the controller starts again (checked by hand). Upstream's informer sees the "
+        "delete and the placement is synced at once"
     ),
 )
 def test_should_recreate_placementdecisions_once_placementdecisions_are_deleted(hub: Hub) -> None:
@@ -409,7 +421,9 @@ def test_should_recreate_placementdecisions_once_placementdecisions_are_deleted(
     for name in hub.decisions():
         (hub.out / "placementdecisions" / NS / f"{name}.yaml").unlink()
 
-    assert_decision_created(hub)
+    # 8 s, not upstream's 30 s: past the directory hub's 5-s rescan, waiting longer only
+    # makes the known failure slower.
+    assert_decision_created(hub, timeout=8)
     assert_decision_numbers(hub, 5, 1)
     assert_decision_groups(hub, [group(0, [1], 5)])
 
@@ -822,9 +836,13 @@ LONG_S = 8
 @pytest.mark.xfail(
     strict=True,
     reason=(
-        "the tolerated taint with the shorter tolerationSeconds stays selected once it "
-        "has expired: no sync removes it (the requeue for the toleration's expiry is "
-        "missing when the placement's first sync is where it begins)"
+        "clusters[0] stays selected after its toleration (4 s) expired: the placement "
+        "is synced once only and never requeued. Its requeue time comes from tolerated "
+        "taints of clusters already in its decisions (upstream's RequeueAfter, the same), "
+        "and at its first sync it has no decisions yet; upstream syncs it again on the "
+        "events of its own writes (decision created, status updated: both enqueue it) and "
+        "that second sync sets the requeue, but clusterplace's controller enqueues nothing "
+        "for its own writes, so no requeue is ever set"
     ),
 )
 def test_should_reschedule_when_expire_tolerationseconds(hub: Hub) -> None:
@@ -853,9 +871,10 @@ def test_should_reschedule_when_expire_tolerationseconds(hub: Hub) -> None:
     create_placement_with_decision(hub, {"numberOfClusters": 4, "tolerations": tolerations}, 3, 1)
     assert_cluster_names(hub, [clusters[0], clusters[1], clusters[3]])
 
-    # The placement is requeued when each toleration expires.
-    assert_cluster_names(hub, [clusters[1], clusters[3]])
-    assert_cluster_names(hub, [clusters[3]])
+    # The placement is requeued when each toleration expires (waits scaled with the
+    # tolerations: upstream waits 60 s for 10 s and 20 s).
+    assert_cluster_names(hub, [clusters[1], clusters[3]], timeout=SHORT_S + 10)
+    assert_cluster_names(hub, [clusters[3]], timeout=LONG_S + 10)
 
     # A new taint, not tolerated.
     hub.taint(
@@ -912,12 +931,26 @@ def test_should_keep_steady_successfully_even_placementdecisions_balance_and_clu
     create_placement_with_decision(hub, {"numberOfClusters": 2, "prioritizerPolicy": policy}, 2, 1)
     assert_cluster_names(hub, [clusters[0], clusters[2]])
 
+    # Upstream's fake decision. The controller does not watch OUT, so it does not see it;
+    # the expectation does not depend on it (Steady reads the placement's own decisions).
     hub.put_decision(PLACEMENT + "-1", [clusters[1]])
     new = hub.create_clusters(SET1, 1)
     hub.after_sync(lambda: hub.resources(new[0], ["10", "10", "100", "100"]))
     assert_cluster_names(hub, [clusters[0], clusters[2]])
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason=(
+        "the directory hub deletes the fake decision before Balance can count it: at "
+        "start it garbage-collects every decision in OUT labelled for a placement that "
+        "does not exist (fake-1, labelled with its own name), by label alone, although "
+        "the decision has no ownerReference (on Kubernetes only ownerReferences are "
+        "collected, so it stays, and upstream's Balance counts it on clusters[0]). "
+        "Written while the controller runs it would not be seen at all (OUT is not "
+        "watched). Without it, Balance ties and CPU picks clusters[0] and clusters[2]"
+    ),
+)
 def test_should_schedule_successfully_based_on_schedulepolicy_balance(hub: Hub) -> None:
     """prioritizer_test.go, BuiltinPlugin, "Should schedule successfully based on
     SchedulePolicy balance"."""
@@ -930,7 +963,8 @@ def test_should_schedule_successfully_based_on_schedulepolicy_balance(hub: Hub) 
 
     policy = exact(built_in("Balance", 2), built_in("ResourceAllocatableCPU", 1))
     create_placement_with_decision(hub, {"numberOfClusters": 2, "prioritizerPolicy": policy}, 2, 1)
-    assert_cluster_names(hub, [clusters[1], clusters[2]])
+    # The decisions are final once there are two: 5 s is plenty (upstream: 60 s).
+    assert_cluster_names(hub, [clusters[1], clusters[2]], timeout=5)
 
 
 def test_should_reschedule_successfully_once_a_new_cluster_with_resources_added_deleted(
