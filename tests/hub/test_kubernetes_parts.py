@@ -16,19 +16,7 @@ from clusterplace.hub.kubernetes.resources import (
     PLACEMENTS_STATUS,
     ApiResource,
 )
-from clusterplace.hub.kubernetes.source import OwnWrites, decode_object
-
-
-def test_stale_echoes_of_own_writes_are_dropped_and_others_kept() -> None:
-    own = OwnWrites()
-    key = ("PlacementDecision", "ns", "p-decision-1")
-    own.wrote(*key, "7")  # the create
-    own.wrote(*key, "8")  # the status patch that followed
-    assert own.is_stale_echo(key, "7") is True  # older than what we hold
-    assert own.is_stale_echo(key, "8") is False  # the latest: equal to our state
-    assert own.is_stale_echo(key, "7") is False  # forgotten once the latest was seen
-    assert own.is_stale_echo(key, "9") is False  # someone else's write
-    assert own.is_stale_echo(("PlacementDecision", "ns", "other"), "7") is False
+from clusterplace.hub.kubernetes.source import decode_object
 
 
 def test_every_request_is_declared_and_refusals_name_the_rule() -> None:

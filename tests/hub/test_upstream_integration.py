@@ -400,17 +400,6 @@ def hub(tmp_path: Path) -> Iterator[Hub]:
 # -- placement_test.go: Placement / Scheduling ----------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "the directory hub does not watch its output folder (OUT), where it keeps "
-        "decisions: decision files deleted while the controller runs are not noticed (its "
-        "cache still holds them, so no sync is enqueued, and a periodic resync skips the "
-        "placement as unchanged: checked with --resync 1); they are re-created only when "
-        "the controller starts again (checked by hand). Upstream's informer sees the "
-        "delete and the placement is synced at once"
-    ),
-)
 def test_should_recreate_placementdecisions_once_placementdecisions_are_deleted(hub: Hub) -> None:
     """placement_test.go, "Should re-create placementdecisions successfully once
     placementdecisions are deleted"."""
@@ -833,18 +822,6 @@ SHORT_S = 4
 LONG_S = 8
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "clusters[0] stays selected after its toleration (4 s) expired: the placement "
-        "is synced once only and never requeued. Its requeue time comes from tolerated "
-        "taints of clusters already in its decisions (upstream's RequeueAfter, the same), "
-        "and at its first sync it has no decisions yet; upstream syncs it again on the "
-        "events of its own writes (decision created, status updated: both enqueue it) and "
-        "that second sync sets the requeue, but clusterplace's controller enqueues nothing "
-        "for its own writes, so no requeue is ever set"
-    ),
-)
 def test_should_reschedule_when_expire_tolerationseconds(hub: Hub) -> None:
     """toleration_test.go, "Should reschedule when expire TolerationSeconds"."""
     hub.bind_cluster_set(SET1)
@@ -939,18 +916,6 @@ def test_should_keep_steady_successfully_even_placementdecisions_balance_and_clu
     assert_cluster_names(hub, [clusters[0], clusters[2]])
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "the directory hub deletes the fake decision before Balance can count it: at "
-        "start it garbage-collects every decision in OUT labelled for a placement that "
-        "does not exist (fake-1, labelled with its own name), by label alone, although "
-        "the decision has no ownerReference (on Kubernetes only ownerReferences are "
-        "collected, so it stays, and upstream's Balance counts it on clusters[0]). "
-        "Written while the controller runs it would not be seen at all (OUT is not "
-        "watched). Without it, Balance ties and CPU picks clusters[0] and clusters[2]"
-    ),
-)
 def test_should_schedule_successfully_based_on_schedulepolicy_balance(hub: Hub) -> None:
     """prioritizer_test.go, BuiltinPlugin, "Should schedule successfully based on
     SchedulePolicy balance"."""

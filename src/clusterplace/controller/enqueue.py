@@ -118,7 +118,9 @@ def addon_resources(placement: Placement) -> set[str]:
 
 def _for_score(score: AddOnPlacementScore, hub: HubState) -> Iterable[Key]:
     users = [
-        key for key, placement in hub.fleet.placements.items() if score.name in addon_resources(placement)
+        key
+        for key, placement in hub.fleet.placements.items()
+        if score.name in addon_resources(placement)
     ]
     if not users:
         return

@@ -29,7 +29,7 @@ from clusterplace.controller.changes import Key, ObjectChange
 from clusterplace.controller.enqueue import is_placement_input, placements_to_sync
 from clusterplace.controller.expectations import Expectations
 from clusterplace.controller.queue import WorkQueue
-from clusterplace.controller.sink import HubWriteError, Sink
+from clusterplace.controller.sink import HubRefused, HubWriteError, Sink
 from clusterplace.controller.state import HubState
 from clusterplace.controller.sync import SyncPlan, Write, plan_sync, score_expiry
 from clusterplace.errors import ClusterplaceError
@@ -153,8 +153,8 @@ class Reconciler:
 
     async def sync(self, key: Key, now: datetime | None = None) -> SyncPlan:
         """Sync one placement at ``now`` (default: the clock's time): plan from the
-        cache, write, emit, and requeue as the plan says. Never raises for a failed
-        sync: it is logged and retried with backoff."""
+        cache, write, emit, and requeue as the plan says. A failed sync is logged and
+        retried with backoff; only :class:`HubRefused` (a permission missing) is raised."""
         wait = self.expectations.pending(key, self.queue.clock())
         if wait is not None:
             # Its echo enqueues it again when it arrives; the delay is the time out.
@@ -198,6 +198,8 @@ class Reconciler:
             await self._apply(plan)
         except HubWriteError as err:
             self._failed(key, str(err))
+        except HubRefused:
+            raise  # a permission is missing: stop, and say which
         except Exception as err:  # a fault of ours or an odd answer: never ends the loop
             self._failed(key, f"unexpected error: {type(err).__name__}: {err}")
         else:

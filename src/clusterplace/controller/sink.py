@@ -19,11 +19,16 @@ from clusterplace.controller.sync import Write
 from clusterplace.errors import ClusterplaceError
 from clusterplace.scheduling.events import Event
 
-__all__ = ["HubWriteError", "Sink"]
+__all__ = ["HubRefused", "HubWriteError", "Sink"]
 
 
 class HubWriteError(ClusterplaceError):
     """A write to the hub failed; the sync is retried with backoff."""
+
+
+class HubRefused(ClusterplaceError):
+    """The hub refused a request for want of a permission: retrying will not fix it,
+    so the controller stops and says which permission to grant."""
 
 
 class Sink(Protocol):

@@ -172,17 +172,26 @@ class DirectoryHub:
             real = _real(path)
             return any(real.is_relative_to(folder) for folder in out_real)
 
+        root = _real(self.root)
+
         def relevant(_: object, path: str) -> bool:
             if Path(path).name.startswith("."):
                 return False
-            return in_out(Path(path)) or not _real(Path(path)).is_relative_to(out)
+            if in_out(Path(path)):
+                return True
+            real = _real(Path(path))
+            if real.is_relative_to(out):
+                return False
+            # The watch is recursive (OUT's decisions live in subfolders); without -R
+            # only the hub folder's own entries matter.
+            return self.folder.recursive or real.parent == root or real == root
 
         watcher = awatch(
             self.root,
             *out_folders,
             stop_event=stop,
             watch_filter=relevant,
-            recursive=self.folder.recursive,
+            recursive=True,
             step=_STEP_MS,
             debounce=_DEBOUNCE_MS,
             rust_timeout=int(_RESCAN_S * 1000),
@@ -275,6 +284,11 @@ def run_directory_controller(
         reconciler = Reconciler(sink, now=clock, resync=resync, log=report)
         sink.publish = reconciler.observe  # the sink's writes come back as changes
         reconciler.boot(hub.initial_objects())
+        if hub.incomplete:
+            report(
+                "some hub files cannot be read: the decisions of placements not found are "
+                "kept as they are until every file can be read"
+            )
         asyncio.run(_serve(reconciler, hub, once))
         stats = reconciler.stats
         errors = stats.errors + hub.folder.write_errors

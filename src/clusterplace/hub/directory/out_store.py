@@ -63,7 +63,9 @@ class OutStore:
             return (kind, key, now)
         status = now.status if isinstance(now, Placement) else None
         known = key in self.statuses
-        if (now is None and not known) or (known and now is not None and status == self.statuses[key]):
+        if (now is None and not known) or (
+            known and now is not None and status == self.statuses[key]
+        ):
             return None
         if now is None:
             del self.statuses[key]

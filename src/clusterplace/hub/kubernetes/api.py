@@ -8,6 +8,7 @@ import json
 from collections.abc import AsyncIterator, Awaitable
 from typing import Any
 
+from clusterplace.controller.sink import HubRefused
 from clusterplace.errors import ClusterplaceError
 from clusterplace.hub.kubernetes.resources import CONTROLLER, ApiResource, Role
 from clusterplace.labels.validation import path_segment_errors
@@ -31,7 +32,7 @@ class ApiError(ClusterplaceError):
         super().__init__(f"{verb} {what}: {code}{reason}".rstrip())
 
 
-class Forbidden(ApiError):
+class Forbidden(ApiError, HubRefused):
     """403: the account lacks a permission. Not retried: it will not fix itself, and
     saying so at once is kinder than a backoff loop."""
 

@@ -47,6 +47,7 @@ __all__ = ["CONFLICT_TRIES", "REPORTING_CONTROLLER", "KubernetesSink"]
 REPORTING_CONTROLLER = "placement-controller"
 CONFLICT_TRIES = 5
 
+
 def _status_dict(obj: KubeObject) -> dict[str, Any]:
     status = obj.to_dict().get("status")
     return status if isinstance(status, dict) else {}
