@@ -33,8 +33,8 @@ from clusterplace.hub.directory.files import remove_temporaries
 from clusterplace.hub.directory.layout import DEFAULT_OUT, OutLayout
 from clusterplace.hub.directory.manifests import SETTLE_S, ManifestFolder
 from clusterplace.hub.directory.sink import DirectorySink
-from clusterplace.outputs.errors import OutputError
-from clusterplace.outputs.lock import folder_lock
+from clusterplace.outputs.lock import FolderBusyError, folder_lock
+from clusterplace.safepath import SymlinkLoopError, resolve
 
 __all__ = ["DirectoryHub", "RunSummary", "run_directory_controller"]
 
@@ -132,10 +132,13 @@ class DirectoryHub:
         """Object changes as the hub folder changes, until ``stop`` is set."""
         from watchfiles import awatch  # the watcher starts threads: only when watching
 
-        out = self.layout.root.resolve()
+        out = resolve(self.layout.root)
 
         def relevant(_: object, path: str) -> bool:
-            resolved = Path(path).resolve()
+            try:
+                resolved = resolve(Path(path))
+            except SymlinkLoopError:
+                return True  # read, and reported there
             return not resolved.is_relative_to(out) and not Path(path).name.startswith(".")
 
         yield await self._settled(None)  # edits before the watch began
@@ -208,7 +211,7 @@ def _locked(folder: Path, timeout: float, report: Callable[[str], None]) -> Iter
         with folder_lock(folder, timeout=0):
             yield
             return
-    except OutputError:
+    except FolderBusyError:
         if timeout <= 0:
             raise
     report(f"another controller holds {folder}; standing by until it stops")

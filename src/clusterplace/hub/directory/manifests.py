@@ -22,6 +22,7 @@ from clusterplace.codecs import decode, read_documents
 from clusterplace.codecs.sources import EXTENSIONS, expand_sources
 from clusterplace.controller import ObjectChange
 from clusterplace.errors import ClusterplaceError
+from clusterplace.safepath import resolve
 
 __all__ = ["ManifestFolder"]
 
@@ -50,7 +51,7 @@ class ManifestFolder:
     ) -> None:
         self.root = root
         self.recursive = recursive
-        self.exclude = exclude.resolve() if exclude is not None else None
+        self.exclude = resolve(exclude) if exclude is not None else None
         self.report = report
         self._signatures: dict[Path, Signature] = {}
         self._objects: dict[Path, dict[Identity, KubeObject]] = {}  # last good, per file
