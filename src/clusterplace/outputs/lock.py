@@ -22,6 +22,7 @@ __all__ = ["FolderBusyError", "folder_lock"]
 class FolderBusyError(OutputError):
     """Another run holds the output folder's lock."""
 
+
 _POLL = 0.05
 
 
