@@ -190,7 +190,7 @@ def run_directory_controller(
         removed = remove_temporaries(layout.root)
         if removed:
             report(f"removed {removed} temporary files an interrupted run left")
-        sink = DirectorySink(layout, clock)
+        sink = DirectorySink(layout, clock, report)
         reconciler = Reconciler(sink, now=clock, resync=resync, log=report)
 
         def status_of(key: Key) -> PlacementStatus | None:

@@ -12,6 +12,7 @@ from clusterplace.api import Placement, PlacementDecision
 from clusterplace.controller import HubWriteError, Key, Write
 from clusterplace.hub.directory.files import EventLog, remove_file, write_atomic
 from clusterplace.hub.directory.layout import OutLayout
+from clusterplace.outputs.errors import output_error
 from clusterplace.outputs.journal import sync_folder
 from clusterplace.outputs.serialize import dump_yaml_documents
 from clusterplace.scheduling.events import Event
@@ -44,9 +45,17 @@ class DirectorySink:
 
     collects_garbage = False  # no garbage collector: the controller deletes for it
 
-    def __init__(self, layout: OutLayout, now: Callable[[], datetime]) -> None:
+    def __init__(
+        self,
+        layout: OutLayout,
+        now: Callable[[], datetime],
+        report: Callable[[str], None] = lambda _: None,
+    ) -> None:
         self.layout = layout
-        self.events = EventLog(layout.events)
+        try:
+            self.events = EventLog(layout.events, report=report)
+        except OSError as err:  # the start-up repair: a FIFO, no permission...
+            raise output_error(layout.events, err) from None
         self._now = now
         self._instance = f"{REPORTING_CONTROLLER}-{socket.gethostname()}"
         self._serial = itertools.count(1)
@@ -107,6 +116,10 @@ class DirectorySink:
         }
 
     async def flush(self) -> None:
+        try:
+            self.events.flush_pending()  # what a failed append (a full disk) left
+        except OSError as err:
+            raise self._fail(f"{self.events.path}", err) from None
         if self.layout.root.is_dir():
             try:
                 sync_folder(self.layout.root)
