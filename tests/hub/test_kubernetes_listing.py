@@ -19,6 +19,7 @@ from clusterplace.hub.kubernetes.listing import list_placement_events
 from clusterplace.hub.kubernetes.run import KubeOptions
 from clusterplace.web import create_app
 from clusterplace.web.state import Explorer
+from tests.explorer.conftest import TEST_HOSTS
 from tests.hub._directory import wait_for
 from tests.hub._kube import OCM, Controller, KubeHub
 
@@ -97,7 +98,7 @@ def test_the_live_page_follows_the_controllers_events_on_the_hub(kubehub: KubeHu
         controller.wait_watching()
         wait_for(lambda: len(kubehub.emulator.objects("events")) == 4)
         explorer = Explorer(kube_source(kubehub.kubeconfig, None), datetime.now(UTC))
-        client = TestClient(create_app(explorer))
+        client = TestClient(create_app(explorer, hosts=TEST_HOSTS))
         assert 'href="/live"' in client.get("/").text  # the Live page is offered
         assert client.get("/live").status_code == 200
         first = client.get("/api/live").json()

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import errno
 import os
+import socket
 import time
 from datetime import datetime
 from pathlib import Path
@@ -11,7 +13,7 @@ import click
 
 from clusterplace.cli._common import load_hub, now_option, warn, warn_unknown
 from clusterplace.codecs import expand_sources, load_fleet
-from clusterplace.errors import InputError
+from clusterplace.errors import InputError, shorten
 from clusterplace.web.events import EventFeed, read_event_log
 from clusterplace.web.state import FleetSource
 
@@ -70,7 +72,7 @@ def serve(
     import uvicorn
 
     from clusterplace.defkit.module import load_module
-    from clusterplace.web import Explorer, create_app
+    from clusterplace.web import Explorer, create_app, served_hosts
 
     if kubeconfig is not None:
         if filenames or hub is not None:
@@ -83,8 +85,46 @@ def serve(
     module = load_module(module_dir) if module_dir is not None else None
     explorer = Explorer(source, now, module)
     warn_unknown(explorer.run.fleet.unknown)
-    click.echo(f"clusterplace explorer on http://{host}:{port}/ (Ctrl+C stops it)", err=True)
-    uvicorn.run(create_app(explorer), host=host, port=port, log_level="warning")
+    sock = listen(host, port)  # before saying where: a port in use is an error, exit 1
+    bound, port = sock.getsockname()[:2]
+    app = create_app(explorer, hosts=served_hosts(host, port, bound))
+    shown = f"[{host}]" if ":" in host else host
+    click.echo(f"clusterplace explorer on http://{shown}:{port}/ (Ctrl+C stops it)", err=True)
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+    with sock:
+        server.run(sockets=[sock])
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """A socket listening on ``host`` (its first address) and ``port`` (0: any free
+    one); an address that does not resolve or cannot be bound is an input error."""
+    try:
+        found = socket.getaddrinfo(
+            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE | socket.AI_ADDRCONFIG
+        )
+    except (socket.gaierror, UnicodeError) as err:
+        reason = err.strerror if isinstance(err, socket.gaierror) else str(err)
+        raise InputError(
+            f"--host {shorten(host)!r}: cannot resolve the address: {reason}; give an IP "
+            "address or a name this machine resolves (default 127.0.0.1)"
+        ) from None
+    family, kind, proto, _, address = found[0]
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+        sock.listen(2048)
+    except OSError as err:
+        sock.close()
+        advice = (
+            "; another program listens there: give another --port (0: any free port)"
+            if err.errno == errno.EADDRINUSE
+            else ""
+        )
+        raise InputError(
+            f"cannot listen on {shorten(host)}:{port}: {err.strerror or err}{advice}"
+        ) from None
+    return sock
 
 
 def fleet_source(filenames: tuple[str, ...], recursive: bool, hub: str | None) -> FleetSource:

@@ -3,13 +3,13 @@ reads; ``POST /api/what-if`` computes on edits sent with it and keeps nothing.""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, StringConstraints
 
-from clusterplace.errors import ClusterplaceError
+from clusterplace.errors import ClusterplaceError, shorten
 from clusterplace.labels import SelectorError, parse
 from clusterplace.outputs.dumpers import dump_yaml_stream
 from clusterplace.scheduling import parse_edits, what_if, why_not
@@ -32,11 +32,14 @@ ERRORS: dict[int | str, dict[str, Any]] = {
 }
 
 
+EditText = Annotated[str, StringConstraints(max_length=4096)]
+
+
 class WhatIfRequest(BaseModel):
     """Edits in the ``what-if`` command's syntax (``--unset`` ones applied first)."""
 
-    set: list[str] = Field(default_factory=list, max_length=200)
-    unset: list[str] = Field(default_factory=list, max_length=200)
+    set: list[EditText] = Field(default_factory=list, max_length=200)
+    unset: list[EditText] = Field(default_factory=list, max_length=200)
 
 
 def explorer(request: Request) -> Explorer:
@@ -46,7 +49,8 @@ def explorer(request: Request) -> Explorer:
 
 
 def problem(status: int, detail: str) -> JSONResponse:
-    return JSONResponse({"detail": detail}, status_code=status)
+    """An error answer; however long the message grew, at most 2,000 characters."""
+    return JSONResponse({"detail": shorten(detail, 2000)}, status_code=status)
 
 
 def cluster_rows(state: Explorer, selector: str) -> list[dict[str, Any]]:
