@@ -26,6 +26,7 @@ STARTED = re.compile(r"clusterplace explorer on http://(?P<host>[^/]+):(?P<port>
 class Served:
     process: subprocess.Popen[bytes]
     port: int
+    startup: str = ""  # what it printed on stderr up to the line saying where it listens
     stderr: list[str] = field(default_factory=list)  # what it printed after starting
 
     @property
@@ -72,17 +73,18 @@ def serving(*args: str, timeout: float = 60) -> Iterator[Served]:
     try:
         assert process.stderr is not None
         deadline = time.monotonic() + timeout
-        line = b""
+        startup = ""
         while time.monotonic() < deadline:
-            line = process.stderr.readline()
-            found = STARTED.search(line.decode("utf-8", "replace"))
+            line = process.stderr.readline().decode("utf-8", "replace")
+            startup += line
+            found = STARTED.search(line)
             if found:
                 break
             if not line and process.poll() is not None:
-                raise AssertionError(f"serve stopped: {process.returncode}")
+                raise AssertionError(f"serve stopped: {process.returncode}: {startup}")
         else:
             raise AssertionError("serve did not start")
-        served = Served(process, int(found["port"]))
+        served = Served(process, int(found["port"]), startup)
         stream = process.stderr
 
         def drain() -> None:  # a full pipe would block the server

@@ -31,6 +31,11 @@ __all__ = ["serve"]
     help="A directory hub run by 'clusterplace controller': follow its live state.",
 )
 @click.option(
+    "--out",
+    metavar="OUT",
+    help="With --hub: where its controller writes (its --out) [default: DIR/.clusterplace].",
+)
+@click.option(
     "--kubeconfig",
     metavar="PATH",
     type=click.Path(path_type=Path),
@@ -56,6 +61,7 @@ def serve(
     filenames: tuple[str, ...],
     recursive: bool,
     hub: str | None,
+    out: str | None,
     kubeconfig: Path | None,
     context: str | None,
     module_dir: str | None,
@@ -75,15 +81,15 @@ def serve(
     from clusterplace.web import Explorer, create_app, served_hosts
 
     if kubeconfig is not None:
-        if filenames or hub is not None:
+        if filenames or hub is not None or out is not None:
             raise click.UsageError("give one of -f, --hub and --kubeconfig")
         source = kube_source(kubeconfig, context)
     elif context is not None:
         raise click.UsageError("--context goes with --kubeconfig")
     else:
-        source = fleet_source(filenames, recursive, hub)
+        source = fleet_source(filenames, recursive, hub, out)
     module = load_module(module_dir) if module_dir is not None else None
-    explorer = Explorer(source, now, module)
+    explorer = Explorer(source, now, module, report=warn)
     warn_unknown(explorer.run.fleet.unknown)
     sock = listen(host, port)  # before saying where: a port in use is an error, exit 1
     bound, port = sock.getsockname()[:2]
@@ -127,10 +133,15 @@ def listen(host: str, port: int) -> socket.socket:
     return sock
 
 
-def fleet_source(filenames: tuple[str, ...], recursive: bool, hub: str | None) -> FleetSource:
-    """Where the explorer reads the fleet: ``-f`` files once, or a hub followed live."""
+def fleet_source(
+    filenames: tuple[str, ...], recursive: bool, hub: str | None, out: str | None = None
+) -> FleetSource:
+    """Where the explorer reads the fleet: ``-f`` files once, or a hub followed live
+    (its controller's output in ``out``, default ``HUB/.clusterplace``)."""
     from clusterplace.hub.directory.layout import DEFAULT_OUT
 
+    if out is not None and hub is None:
+        raise click.UsageError("--out goes with --hub")
     if hub is not None and filenames:
         raise click.UsageError("give -f or --hub, not both")
     if hub is None:
@@ -144,12 +155,12 @@ def fleet_source(filenames: tuple[str, ...], recursive: bool, hub: str | None) -
     root = Path(hub)
     if not root.is_dir():
         raise InputError("the hub must be a folder of manifests")
-    out = root / DEFAULT_OUT
+    out_dir = root / DEFAULT_OUT if out is None else Path(out)
     return FleetSource(
-        load=lambda: load_hub(hub, recursive),
-        version=lambda: _tree_version(root, out),
-        events=lambda offset: read_event_log(out / "events.jsonl", offset),
-        label=f"--hub {hub}",
+        load=lambda: load_hub(hub, recursive, out),
+        version=lambda: _tree_version(root, out_dir),
+        events=lambda offset: read_event_log(out_dir / "events.jsonl", offset),
+        label=f"--hub {hub}" + (f" --out {out}" if out is not None else ""),
     )
 
 
@@ -175,16 +186,22 @@ def kube_source(kubeconfig: Path, context: str | None) -> FleetSource:
     )
 
 
-def _tree_version(*roots: Path) -> tuple[int, ...]:
-    """Folder modification times and the event log's size: the hub writes by renaming
-    files into place, which changes the folder's time."""
-    stamps: list[int] = []
+def _tree_version(*roots: Path) -> frozenset[tuple[str, int, int, int]]:
+    """Every file under ``roots`` (hidden ones left out, but each root walked) with its
+    modification time, size and inode: the controller renames files into place (a new
+    inode), and a user may rewrite a file in place (a new time or size). Only stats:
+    nothing is opened, so a FIFO in the hub cannot block."""
+    stamps: set[tuple[str, int, int, int]] = set()
     for root in roots:
-        for folder, _, _ in os.walk(root):
-            try:
-                stamps.append(Path(folder).stat().st_mtime_ns)
-            except OSError:
-                continue
-    events = roots[-1] / "events.jsonl"
-    stamps.append(events.stat().st_size if events.is_file() else -1)
-    return tuple(stamps)
+        for folder, folders, names in os.walk(root):
+            folders[:] = [f for f in folders if not f.startswith(".")]
+            for name in names:
+                if name.startswith("."):
+                    continue  # temporaries, editors' swap files
+                path = os.path.join(folder, name)  # noqa: PTH118 (many files: stay cheap)
+                try:
+                    found = os.stat(path)  # noqa: PTH116
+                except OSError:
+                    continue
+                stamps.add((path, found.st_mtime_ns, found.st_size, found.st_ino))
+    return frozenset(stamps)

@@ -111,14 +111,15 @@ def clusters(
 ) -> Any:
     state = explorer(request)
     try:
-        return {"clusters": cluster_rows(state, selector)}
+        return {"clusters": cluster_rows(state, selector), "hubProblem": state.problem}
     except SelectorError as err:
         return problem(400, f"invalid selector {selector!r}: {err}")
 
 
 @router.get("/placements", summary="Placements: satisfied, selected/wanted, groups")
 def placements(request: Request) -> Any:
-    return {"placements": placement_rows(explorer(request))}
+    state = explorer(request)
+    return {"placements": placement_rows(state), "hubProblem": state.problem}
 
 
 @router.get(
@@ -127,11 +128,13 @@ def placements(request: Request) -> Any:
     summary="Every cluster's fate for one placement (explain -o wide)",
 )
 def placement(request: Request, namespace: str, name: str) -> Any:
-    found = explorer(request).explained(namespace, name)
+    state = explorer(request)
+    found = state.explained(namespace, name)
     if found is None:
         return problem(404, f'placement "{name}" not found in namespace "{namespace}"')
     result, items = found
     return {
+        "hubProblem": state.problem,
         "namespace": namespace,
         "name": name,
         "numberOfClusters": result.placement.spec.number_of_clusters,
@@ -151,7 +154,7 @@ def placement_why_not(request: Request, namespace: str, name: str, cluster: str)
             answer = why_not(state.run, (namespace, name), cluster)
     except ClusterplaceError as err:
         return problem(404, str(err))
-    return answer.to_dict()
+    return {**answer.to_dict(), "hubProblem": state.problem}
 
 
 @router.get("/heatmap", summary="Placements x clusters: total scores and selections")
@@ -176,7 +179,13 @@ def heatmap(
                 "selected": chosen,
             }
         )
-    return {"clusters": names, "rows": rows, "offset": offset, "total": len(placed)}
+    return {
+        "clusters": names,
+        "rows": rows,
+        "offset": offset,
+        "total": len(placed),
+        "hubProblem": state.problem,
+    }
 
 
 @router.post(
@@ -194,6 +203,7 @@ def post_what_if(request: Request, body: WhatIfRequest) -> Any:
         return problem(400, str(err))
     data = answer.to_dict()
     data["patch"] = dump_yaml_stream(answer.patches()) if edits else ""
+    data["hubProblem"] = state.problem
     return data
 
 
@@ -208,6 +218,7 @@ def live(request: Request, since: int = Query(0, ge=0, le=2**62)) -> Any:
         "offset": batch.cursor,
         "problem": batch.problem,
         "placements": placement_rows(state),
+        "hubProblem": state.problem,
     }
 
 
@@ -221,6 +232,7 @@ def modules(request: Request) -> Any:
     names = sorted(state.run.fleet.clusters)
     plans = {n: plan(state.module, state.run.fleet.clusters[n].labels) for n in names}
     return {
+        "hubProblem": state.problem,
         "module": state.module.name,
         "clusters": names,
         "definitions": [

@@ -92,7 +92,9 @@ def create_app(state: Explorer, *, hosts: HostRule, max_body: int = MAX_BODY_BYT
     def page(
         request: Request, template: str, status_code: int = 200, **context: Any
     ) -> HTMLResponse:
+        current = explorer(request)  # read again if the hub changed
         context.update(
+            problem=current.problem,
             source=state.source.label,
             live=state.source.events is not None,
             module=state.module is not None,
