@@ -20,6 +20,8 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from clusterplace.errors import ClusterplaceError
+
 __all__ = [
     "TEMP_SUFFIX",
     "EventLog",
@@ -89,9 +91,12 @@ PENDING_MAX = 10_000  # events kept in memory while the log cannot be written
 TAIL_BLOCK = 64 * 1024  # the start-up repair reads the log's tail backwards in these
 
 
-class NotRegularFileError(OSError):
+class NotRegularFileError(ClusterplaceError, OSError):
     """The log's path is a FIFO, a folder, a socket or a device: never opened for
     reading or writing (a FIFO would block the controller for ever)."""
+
+    def __str__(self) -> str:
+        return f"{self.filename}: {self.strerror}"
 
 
 def _kind(mode: int) -> str:
