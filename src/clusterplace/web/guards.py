@@ -118,6 +118,9 @@ class HostGuard:
         if scope["type"] in ("http", "websocket"):
             host = _header(scope, b"host")
             if host is None or not self.rule.allows(host):
+                if scope["type"] == "websocket":  # none is served; refused all the same
+                    await send({"type": "websocket.close", "code": 1008})
+                    return
                 shown = "none" if host is None else repr(host[:80])
                 await _refuse(
                     send,
