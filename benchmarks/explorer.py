@@ -17,11 +17,11 @@ def placement_page_seconds(size: dict[str, int]) -> float:
 
     from fastapi.testclient import TestClient
 
-    from clusterplace.web import Explorer, FleetSource, create_app
+    from clusterplace.web import Explorer, FleetSource, HostRule, create_app
 
     fleet = Fleet.of(fleets.s1_fleet(size["clusters"], size["placements"]))
     state = Explorer(FleetSource(load=lambda: fleet), datetime(2026, 11, 22, tzinfo=UTC))
-    client = TestClient(create_app(state))
+    client = TestClient(create_app(state, hosts=HostRule(frozenset({"testserver"}), 80)))
     keys = sorted(fleet.placements)[:: max(1, len(fleet.placements) // 5)][:5]
     times = []
     for namespace, name in keys:

@@ -8,15 +8,37 @@ followed) and refused unless it stays inside its base folder.
 
 from __future__ import annotations
 
+import errno
 from pathlib import Path
 
 from clusterplace.errors import InputError, Location
 
-__all__ = ["PathEscapeError", "is_inside", "resolve_inside"]
+__all__ = ["PathEscapeError", "SymlinkLoopError", "is_inside", "resolve", "resolve_inside"]
 
 
 class PathEscapeError(InputError):
     """A path made from input would leave its base folder."""
+
+
+class SymlinkLoopError(InputError):
+    """A path that cannot be resolved: its symlinks lead round in a loop."""
+
+
+def resolve(path: Path, where: Location | None = None) -> Path:
+    """``path.resolve()``, with a symlink loop anywhere along it an error naming it
+    (Python raises RuntimeError or OSError ELOOP, depending on the version)."""
+    try:
+        return path.resolve()
+    except RuntimeError:
+        pass
+    except OSError as err:
+        if err.errno != errno.ELOOP:
+            raise
+    raise SymlinkLoopError(
+        f"{path}: cannot be resolved: its symlinks form a loop (a link that leads back to "
+        "itself); remove or replace the link",
+        where,
+    )
 
 
 def resolve_inside(
@@ -26,9 +48,10 @@ def resolve_inside(
 
     Each part must be a relative path without NUL characters; ``..``, absolute paths,
     and symlinks (existing ones, anywhere along the path) that lead out are refused with
-    a :class:`PathEscapeError` naming ``what`` and the offending text.
+    a :class:`PathEscapeError` naming ``what`` and the offending text; a symlink loop
+    along the path is a :class:`SymlinkLoopError` naming the path.
     """
-    root = base.resolve()
+    root = resolve(base, where)
     text = "/".join(parts)
     for part in parts:
         if not part or "\x00" in part:
@@ -37,7 +60,7 @@ def resolve_inside(
             raise PathEscapeError(
                 f"{what} {text!r} is an absolute path; it must be relative to {base}", where
             )
-    target = root.joinpath(*parts).resolve()
+    target = resolve(root.joinpath(*parts), where)
     if target == root or not target.is_relative_to(root):
         raise PathEscapeError(f"{what} {text!r} leads outside {base}", where)
     return target
@@ -47,6 +70,6 @@ def is_inside(base: Path, *parts: str) -> bool:
     """Whether :func:`resolve_inside` accepts ``parts`` under ``base``."""
     try:
         resolve_inside(base, *parts)
-    except (PathEscapeError, OSError):
+    except (InputError, OSError):
         return False
     return True

@@ -9,9 +9,11 @@ from fastapi.testclient import TestClient
 
 from clusterplace.codecs import expand_sources, load_fleet
 from clusterplace.defkit.module import load_module
-from clusterplace.web import Explorer, FleetSource, create_app
+from clusterplace.web import Explorer, FleetSource, HostRule, create_app
 
 NOW = datetime(2026, 11, 22, 12, tzinfo=UTC)
+# The Host headers of the in-process test clients (Starlette's and schemathesis').
+TEST_HOSTS = HostRule(frozenset({"testserver", "localhost"}), 80)
 
 
 def example_explorer() -> Explorer:
@@ -23,4 +25,4 @@ def example_explorer() -> Explorer:
 
 @pytest.fixture(scope="module")
 def client() -> TestClient:
-    return TestClient(create_app(example_explorer()))
+    return TestClient(create_app(example_explorer(), hosts=TEST_HOSTS))

@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 from clusterplace.web import Explorer, FleetSource, create_app
 from clusterplace.web.events import read_event_log
 
-from .conftest import NOW, example_explorer
+from .conftest import NOW, TEST_HOSTS, example_explorer
 
 
 @pytest.mark.parametrize(
@@ -120,7 +120,7 @@ def test_api_modules(client: TestClient) -> None:
 def test_api_modules_without_a_module_is_404() -> None:
     state = example_explorer()
     state.module = None
-    assert TestClient(create_app(state)).get("/api/modules").status_code == 404
+    assert TestClient(create_app(state, hosts=TEST_HOSTS)).get("/api/modules").status_code == 404
 
 
 def test_live_follows_a_hub_and_reads_only_new_events(tmp_path: Path) -> None:
@@ -135,7 +135,7 @@ def test_live_follows_a_hub_and_reads_only_new_events(tmp_path: Path) -> None:
         ),
         NOW,
     )
-    live = TestClient(create_app(state))
+    live = TestClient(create_app(state, hosts=TEST_HOSTS))
     first = live.get("/api/live").json()
     assert [e["reason"] for e in first["events"]] == ["DecisionCreate"]
     with events.open("a") as handle:

@@ -22,7 +22,7 @@ import uvicorn
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
 from clusterplace.errors import ClusterplaceError
-from clusterplace.web import Explorer, FleetSource, create_app
+from clusterplace.web import Explorer, FleetSource, create_app, served_hosts
 from clusterplace.web.events import EventFeed
 
 from .conftest import NOW, example_explorer
@@ -40,7 +40,8 @@ def serving(explorer: Explorer) -> Iterator[str]:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    config = uvicorn.Config(create_app(explorer), host="127.0.0.1", port=port, log_level="warning")
+    app = create_app(explorer, hosts=served_hosts("127.0.0.1", port))
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

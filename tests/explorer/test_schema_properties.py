@@ -9,9 +9,11 @@ from schemathesis.specs.openapi.checks import positive_data_acceptance
 
 from clusterplace.web import create_app
 
-from .conftest import example_explorer
+from .conftest import TEST_HOSTS, example_explorer
 
-schema = schemathesis.openapi.from_asgi("/openapi.json", create_app(example_explorer()))
+schema = schemathesis.openapi.from_asgi(
+    "/openapi.json", create_app(example_explorer(), hosts=TEST_HOSTS)
+)
 
 
 @schema.parametrize()

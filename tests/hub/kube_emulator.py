@@ -117,6 +117,7 @@ class HubEmulator(kmock.KubernetesScaffold):
     _forbidden: set[tuple[str, str]] = attrs.field(factory=set, init=False)
     _failures: list[tuple[str, str, int]] = attrs.field(factory=list, init=False)
     _stalls: list[tuple[str, str, float]] = attrs.field(factory=list, init=False)
+    _odd: dict[str, list[Any]] = attrs.field(factory=dict, init=False)  # plural -> raw items
     _rv: itertools.count[int] = attrs.field(factory=lambda: itertools.count(1), init=False)
     _last: int = attrs.field(default=0, init=False)
     _floor: int = attrs.field(default=0, init=False)  # watches from before this get 410
@@ -219,6 +220,7 @@ class HubEmulator(kmock.KubernetesScaffold):
             and (namespace is None or ns == namespace)
             and all(_field(obj, path) == value for path, value in terms)
         ]
+        items.extend(copy.deepcopy(self._odd.get(plural, [])))
         meta = {"resourceVersion": str(self._last)}
         limit = int(request.params.get("limit") or 0)
         if limit:  # the continue token is the next item's index (a server's is opaque)
@@ -382,6 +384,11 @@ class HubEmulator(kmock.KubernetesScaffold):
                     self._store[key]["status"] = copy.deepcopy(body["status"])
 
         self._call(run)
+
+    def list_odd_items(self, plural: str, items: list[Any]) -> None:
+        """Add ``items`` verbatim to every list of ``plural`` (not stored, never watched):
+        what a server with a broken or foreign object, or a buggy proxy, may answer."""
+        self._call(lambda: self._odd.__setitem__(plural, list(items)))
 
     def fail_next(self, verb: str, plural: str, status: int, times: int = 1) -> None:
         """Answer the next ``times`` requests ``verb`` on ``plural`` with ``status``."""

@@ -4,6 +4,7 @@ not a real API server: field selectors and paging are the emulator's simple ones
 
 from __future__ import annotations
 
+import json
 import time
 from datetime import UTC, datetime
 from typing import Any
@@ -19,6 +20,7 @@ from clusterplace.hub.kubernetes.listing import list_placement_events
 from clusterplace.hub.kubernetes.run import KubeOptions
 from clusterplace.web import create_app
 from clusterplace.web.state import Explorer
+from tests.explorer.conftest import TEST_HOSTS
 from tests.hub._directory import wait_for
 from tests.hub._kube import OCM, Controller, KubeHub
 
@@ -97,7 +99,7 @@ def test_the_live_page_follows_the_controllers_events_on_the_hub(kubehub: KubeHu
         controller.wait_watching()
         wait_for(lambda: len(kubehub.emulator.objects("events")) == 4)
         explorer = Explorer(kube_source(kubehub.kubeconfig, None), datetime.now(UTC))
-        client = TestClient(create_app(explorer))
+        client = TestClient(create_app(explorer, hosts=TEST_HOSTS))
         assert 'href="/live"' in client.get("/").text  # the Live page is offered
         assert client.get("/live").status_code == 200
         first = client.get("/api/live").json()
@@ -171,3 +173,90 @@ def test_a_hung_server_is_a_problem_after_the_timeout_not_a_hung_page(
     assert batch.problem is not None and batch.problem == (
         "list events.events.k8s.io: the API server did not answer in time"
     )
+
+
+ODD_PLACEMENTS = [
+    "not an object",
+    {"metadata": "a string", "spec": {}},
+    {
+        "metadata": {"name": "late", "namespace": "ns"},
+        "spec": {},
+        "status": {
+            "conditions": [
+                {
+                    "type": "PlacementSatisfied",
+                    "status": "True",
+                    "reason": "r",
+                    "message": "",
+                    "lastTransitionTime": "9999-12-31T23:59:59-23:59",
+                }
+            ]
+        },
+    },
+]
+ODD_REPORTS = [  # "hub: Placement list item N: ...", N after the stored placements
+    ": not an object but str 'not an object'; left out",
+    "hub: Placement/<no name>: metadata: metadata must be a mapping; left out",
+    "hub: Placement/ns/late: status.conditions[0].lastTransitionTime: "
+    "'9999-12-31T23:59:59-23:59' is out of range",
+]
+
+
+def _odd_cluster(kubehub: KubeHub) -> None:
+    """A ManagedCluster whose taint was added after Python's last year, in UTC."""
+    kubehub.create(
+        "ManagedCluster",
+        "far-future",
+        spec={
+            "hubAcceptsClient": True,
+            "taints": [{"key": "k", "effect": "NoSelect", "timeAdded": "9999-12-31T23:59:59Z"}],
+        },
+    )
+
+
+def test_serve_starts_with_odd_objects_on_the_hub_and_reports_them(kubehub: KubeHub) -> None:
+    from tests.explorer._serve import serving
+
+    kubehub.fleet({"c0": PROD})
+    kubehub.placement("p", ONLY_PROD)
+    _odd_cluster(kubehub)
+    kubehub.emulator.list_odd_items("placements", ODD_PLACEMENTS)
+    with serving("--kubeconfig", str(kubehub.kubeconfig)) as served:
+        status, body = served.request("GET", "/api/placements")
+        assert status == 200
+        assert [p["name"] for p in json.loads(body)["placements"]] == ["p"]
+        status, body = served.request("GET", "/api/clusters")
+        assert status == 200 and [c["name"] for c in json.loads(body)["clusters"]] == ["c0"]
+        assert served.request("GET", "/placements/ns/p")[0] == 200
+    text = "".join(served.stderr) + served.startup
+    assert "Traceback" not in text
+    assert "hub: ManagedCluster/far-future: spec.taints[0].timeAdded: " in text
+    for report in ODD_REPORTS:
+        assert report in text
+
+
+def test_odd_objects_listed_after_start_are_left_out(
+    kubehub: KubeHub, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from clusterplace.cli import serve
+
+    monkeypatch.setattr(serve, "KUBE_RELIST_S", 0.05)
+    kubehub.fleet({"c0": PROD})
+    kubehub.placement("p", ONLY_PROD)
+    explorer = Explorer(kube_source(kubehub.kubeconfig, None), datetime.now(UTC))
+    client = TestClient(create_app(explorer, hosts=TEST_HOSTS))
+    assert client.get("/").status_code == 200
+    _odd_cluster(kubehub)
+    kubehub.emulator.list_odd_items("placements", ODD_PLACEMENTS)
+    kubehub.placement("q", ONLY_PROD)
+    time.sleep(0.1)
+    for path in ("/", "/placements", "/placements/ns/q", "/api/placements", "/api/clusters"):
+        response = client.get(path)
+        assert response.status_code == 200, (path, response.text)
+    assert sorted(p["name"] for p in client.get("/api/placements").json()["placements"]) == [
+        "p",
+        "q",
+    ]
+    err = capsys.readouterr().err
+    for report in ODD_REPORTS:
+        assert report in err

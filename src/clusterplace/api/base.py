@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 from typing import Annotated, Any, ClassVar, Literal
 
@@ -20,6 +20,8 @@ from pydantic.alias_generators import to_camel
 from clusterplace.quantity import Quantity, QuantityError, parse_quantity
 
 __all__ = [
+    "EARLIEST_TIME",
+    "LATEST_TIME",
     "Condition",
     "Int32",
     "Int64",
@@ -40,9 +42,14 @@ _RFC3339 = re.compile(
 
 
 def parse_time(value: object) -> datetime:
-    """An RFC 3339 timestamp (``metav1.Time``) as an aware UTC datetime."""
+    """An RFC 3339 timestamp (``metav1.Time``) as an aware UTC datetime, from
+    :data:`EARLIEST_TIME` to :data:`LATEST_TIME` once in UTC (ValueError otherwise)."""
     if isinstance(value, datetime):
-        return value if value.tzinfo else value.replace(tzinfo=UTC)
+        aware = value if value.tzinfo else value.replace(tzinfo=UTC)
+        try:
+            return _in_range(aware.astimezone(UTC), value)
+        except OverflowError:
+            raise ValueError(_out_of_range(value)) from None
     if not isinstance(value, str):
         raise ValueError("must be an RFC 3339 timestamp string, e.g. 2026-01-02T15:04:05Z")
     m = _RFC3339.fullmatch(value.strip())
@@ -52,12 +59,38 @@ def parse_time(value: object) -> datetime:
     frac = m.group(7)
     if frac and len(frac) > 7:  # Python parses at most microseconds
         text = text.replace(frac, frac[:7])
-    return datetime.fromisoformat(text.replace("Z", "+00:00")).astimezone(UTC)
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00")).astimezone(UTC)
+    except (OverflowError, ValueError):
+        raise ValueError(_out_of_range(value)) from None
+    return _in_range(moment, value)
+
+
+# The times clusterplace reads: Python's range less a day at each end, so that adding
+# a toleration's seconds, the 60 s of an unschedulable pod or a requeue delay to any
+# time read can never leave the range.
+EARLIEST_TIME = datetime(1, 1, 2, tzinfo=UTC)
+LATEST_TIME = datetime(9999, 12, 30, 23, 59, 59, tzinfo=UTC)
+
+
+def _out_of_range(value: object) -> str:
+    shown = value if isinstance(value, str) else str(value)
+    return (
+        f"{shown[:80]!r} is out of range: in UTC a time must lie from "
+        f"{format_time(EARLIEST_TIME)} to {format_time(LATEST_TIME)}"
+    )
+
+
+def _in_range(moment: datetime, value: object) -> datetime:
+    if not EARLIEST_TIME <= moment <= LATEST_TIME + timedelta(seconds=1) - timedelta.resolution:
+        raise ValueError(_out_of_range(value))
+    return moment
 
 
 def format_time(value: datetime) -> str:
     """``metav1.Time`` text: second precision, UTC, ``Z``."""
-    return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    moment = value.astimezone(UTC)
+    return f"{moment.year:04d}-" + moment.strftime("%m-%dT%H:%M:%SZ")  # %Y: no zeros
 
 
 Time = Annotated[datetime, BeforeValidator(parse_time), PlainSerializer(format_time)]

@@ -15,6 +15,7 @@ from clusterplace.errors import InputError, InputErrors, Location
 from clusterplace.federation import Routed
 from clusterplace.outputs import FileTransaction, OutputError, open_output
 from clusterplace.outputs.dumpers import dump_yaml_stream
+from clusterplace.safepath import resolve
 
 __all__ = ["INDEX_NAME", "Change", "RoutePlan", "apply_plan", "plan_route_dir", "route_into"]
 
@@ -68,8 +69,8 @@ def _inside(out_dir: Path, rel: str, checked: dict[str, bool] | None = None) -> 
     cluster = parts[0]
     if checked is not None and cluster in checked:
         return checked[cluster]
-    root = out_dir.resolve()
-    verdict = (root / cluster).resolve().parent == root
+    root = resolve(out_dir)
+    verdict = resolve(root / cluster).parent == root
     if checked is not None:
         checked[cluster] = verdict
     return verdict

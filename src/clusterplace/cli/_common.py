@@ -52,6 +52,14 @@ def filename_options(help_text: str, *, hub: bool = False) -> Callable[[F], F]:
                 help="A directory hub run by 'clusterplace controller': its manifests with "
                 "the decisions and statuses the controller wrote (instead of -f).",
             )(func)
+            func = click.option(
+                "--out",
+                metavar="OUT",
+                expose_value=False,
+                callback=_remember_hub_out,
+                help="With --hub: where its controller writes (its --out) "
+                "[default: DIR/.clusterplace].",
+            )(func)
         return click.option(
             "-f",
             "--filename",
@@ -69,6 +77,11 @@ def _remember_hub(ctx: click.Context, _param: click.Parameter, value: str | None
     # Kept on the context (not passed to each command): load() is where it is used.
     if value is not None:
         ctx.meta["clusterplace.hub"] = value
+
+
+def _remember_hub_out(ctx: click.Context, _param: click.Parameter, value: str | None) -> None:
+    if value is not None:
+        ctx.meta["clusterplace.hub.out"] = value
 
 
 REPORT_FORMATS = ("table", "wide", "yaml", "json")
@@ -102,11 +115,14 @@ def load(filenames: Sequence[str], recursive: bool) -> Fleet:
     """Load a fleet from ``-f`` values (or the ``--hub`` folder), warning about skipped
     kinds."""
     context = click.get_current_context(silent=True)
-    hub = context.meta.get("clusterplace.hub") if context is not None else None
+    meta = context.meta if context is not None else {}
+    hub, out = meta.get("clusterplace.hub"), meta.get("clusterplace.hub.out")
+    if out is not None and hub is None:
+        raise click.UsageError("--out goes with --hub")
     if hub is not None:
         if filenames:
             raise click.UsageError("give -f or --hub, not both")
-        return load_hub(hub, recursive)
+        return load_hub(hub, recursive, out)
     if not filenames:
         raise click.UsageError("give -f FILE|DIR|- (or --hub DIR)")
     fleet = load_fleet(expand_sources(filenames, recursive=recursive))
@@ -114,19 +130,22 @@ def load(filenames: Sequence[str], recursive: bool) -> Fleet:
     return fleet
 
 
-def load_hub(folder: str, recursive: bool) -> Fleet:
+def load_hub(folder: str, recursive: bool, out: str | None = None) -> Fleet:
     """The live state of a directory hub: its manifests, and the decisions and statuses
-    its controller wrote (in ``DIR/.clusterplace``)."""
+    its controller wrote (in ``out``, default ``DIR/.clusterplace``)."""
     from clusterplace.hub.directory import DirectoryHub, OutLayout
     from clusterplace.hub.directory.layout import DEFAULT_OUT
 
     root = Path(folder)
     if not root.is_dir():
         raise InputError("the hub must be a folder of manifests", Location(file=folder))
+    if out is not None and not Path(out).is_dir():
+        raise InputError(
+            "the controller's output folder (--out) does not exist", Location(file=out)
+        )
     problems: list[str] = []
-    hub = DirectoryHub(
-        root, OutLayout(root / DEFAULT_OUT), recursive=recursive, report=problems.append
-    )
+    layout = OutLayout(root / DEFAULT_OUT if out is None else Path(out))
+    hub = DirectoryHub(root, layout, recursive=recursive, report=problems.append)
     objects = hub.initial_objects()
     if problems:
         raise InputError("\n".join(problems))

@@ -65,10 +65,11 @@ STAGES = (
 )
 @click.option(
     "--why-not",
-    "why_not_cluster",
+    "why_not_clusters",
     metavar="CLUSTER",
+    multiple=True,  # to refuse a second one, rather than let the last win silently
     help="The smallest changes that would make the placement select CLUSTER, each "
-    "verified by scheduling again.",
+    "verified by scheduling again (-o table, yaml or json).",
 )
 @output_option(choices=REPORT_FORMATS)
 def explain_command(
@@ -81,7 +82,7 @@ def explain_command(
     selected: bool,
     rejected: bool,
     stages: tuple[str, ...],
-    why_not_cluster: str | None,
+    why_not_clusters: tuple[str, ...],
     output: str,
 ) -> None:
     """For every cluster of the fleet (or each CLUSTER given): why the placement
@@ -92,10 +93,17 @@ def explain_command(
     """
     if selected and rejected:
         raise click.UsageError("give --selected or --rejected, not both")
-    if why_not_cluster is not None:
+    if why_not_clusters:
+        if len(why_not_clusters) > 1:
+            raise click.UsageError(
+                f"--why-not is given {len(why_not_clusters)} times "
+                f"({', '.join(why_not_clusters)}); give one cluster per run"
+            )
         if clusters or selected or rejected or stages:
             raise click.UsageError("--why-not takes no CLUSTER, --selected, --rejected or --stage")
-        print_why_not(filenames, recursive, now, namespace, name, why_not_cluster, output)
+        if output == "wide":
+            raise click.UsageError("-o wide is not a --why-not format; give table, yaml or json")
+        print_why_not(filenames, recursive, now, namespace, name, why_not_clusters[0], output)
         return
     result = run_schedule(filenames, recursive, now)
     chosen = pick(result, name, namespace)

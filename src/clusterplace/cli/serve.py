@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import errno
 import os
+import socket
 import time
 from datetime import datetime
 from pathlib import Path
@@ -11,7 +13,7 @@ import click
 
 from clusterplace.cli._common import load_hub, now_option, warn, warn_unknown
 from clusterplace.codecs import expand_sources, load_fleet
-from clusterplace.errors import InputError
+from clusterplace.errors import InputError, shorten
 from clusterplace.web.events import EventFeed, read_event_log
 from clusterplace.web.state import FleetSource
 
@@ -27,6 +29,11 @@ __all__ = ["serve"]
     "--hub",
     metavar="DIR",
     help="A directory hub run by 'clusterplace controller': follow its live state.",
+)
+@click.option(
+    "--out",
+    metavar="OUT",
+    help="With --hub: where its controller writes (its --out) [default: DIR/.clusterplace].",
 )
 @click.option(
     "--kubeconfig",
@@ -54,6 +61,7 @@ def serve(
     filenames: tuple[str, ...],
     recursive: bool,
     hub: str | None,
+    out: str | None,
     kubeconfig: Path | None,
     context: str | None,
     module_dir: str | None,
@@ -70,27 +78,70 @@ def serve(
     import uvicorn
 
     from clusterplace.defkit.module import load_module
-    from clusterplace.web import Explorer, create_app
+    from clusterplace.web import Explorer, create_app, served_hosts
 
     if kubeconfig is not None:
-        if filenames or hub is not None:
+        if filenames or hub is not None or out is not None:
             raise click.UsageError("give one of -f, --hub and --kubeconfig")
         source = kube_source(kubeconfig, context)
     elif context is not None:
         raise click.UsageError("--context goes with --kubeconfig")
     else:
-        source = fleet_source(filenames, recursive, hub)
+        source = fleet_source(filenames, recursive, hub, out)
     module = load_module(module_dir) if module_dir is not None else None
-    explorer = Explorer(source, now, module)
+    explorer = Explorer(source, now, module, report=warn)
     warn_unknown(explorer.run.fleet.unknown)
-    click.echo(f"clusterplace explorer on http://{host}:{port}/ (Ctrl+C stops it)", err=True)
-    uvicorn.run(create_app(explorer), host=host, port=port, log_level="warning")
+    sock = listen(host, port)  # before saying where: a port in use is an error, exit 1
+    bound, port = sock.getsockname()[:2]
+    app = create_app(explorer, hosts=served_hosts(host, port, bound))
+    shown = f"[{host}]" if ":" in host else host
+    click.echo(f"clusterplace explorer on http://{shown}:{port}/ (Ctrl+C stops it)", err=True)
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+    with sock:
+        server.run(sockets=[sock])
 
 
-def fleet_source(filenames: tuple[str, ...], recursive: bool, hub: str | None) -> FleetSource:
-    """Where the explorer reads the fleet: ``-f`` files once, or a hub followed live."""
+def listen(host: str, port: int) -> socket.socket:
+    """A socket listening on ``host`` (its first address) and ``port`` (0: any free
+    one); an address that does not resolve or cannot be bound is an input error."""
+    try:
+        found = socket.getaddrinfo(
+            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE | socket.AI_ADDRCONFIG
+        )
+    except (socket.gaierror, UnicodeError) as err:
+        reason = err.strerror if isinstance(err, socket.gaierror) else str(err)
+        raise InputError(
+            f"--host {shorten(host)!r}: cannot resolve the address: {reason}; give an IP "
+            "address or a name this machine resolves (default 127.0.0.1)"
+        ) from None
+    family, kind, proto, _, address = found[0]
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+        sock.listen(2048)
+    except OSError as err:
+        sock.close()
+        advice = (
+            "; another program listens there: give another --port (0: any free port)"
+            if err.errno == errno.EADDRINUSE
+            else ""
+        )
+        raise InputError(
+            f"cannot listen on {shorten(host)}:{port}: {err.strerror or err}{advice}"
+        ) from None
+    return sock
+
+
+def fleet_source(
+    filenames: tuple[str, ...], recursive: bool, hub: str | None, out: str | None = None
+) -> FleetSource:
+    """Where the explorer reads the fleet: ``-f`` files once, or a hub followed live
+    (its controller's output in ``out``, default ``HUB/.clusterplace``)."""
     from clusterplace.hub.directory.layout import DEFAULT_OUT
 
+    if out is not None and hub is None:
+        raise click.UsageError("--out goes with --hub")
     if hub is not None and filenames:
         raise click.UsageError("give -f or --hub, not both")
     if hub is None:
@@ -104,12 +155,12 @@ def fleet_source(filenames: tuple[str, ...], recursive: bool, hub: str | None) -
     root = Path(hub)
     if not root.is_dir():
         raise InputError("the hub must be a folder of manifests")
-    out = root / DEFAULT_OUT
+    out_dir = root / DEFAULT_OUT if out is None else Path(out)
     return FleetSource(
-        load=lambda: load_hub(hub, recursive),
-        version=lambda: _tree_version(root, out),
-        events=lambda offset: read_event_log(out / "events.jsonl", offset),
-        label=f"--hub {hub}",
+        load=lambda: load_hub(hub, recursive, out),
+        version=lambda: _tree_version(root, out_dir),
+        events=lambda offset: read_event_log(out_dir / "events.jsonl", offset),
+        label=f"--hub {hub}" + (f" --out {out}" if out is not None else ""),
     )
 
 
@@ -135,16 +186,22 @@ def kube_source(kubeconfig: Path, context: str | None) -> FleetSource:
     )
 
 
-def _tree_version(*roots: Path) -> tuple[int, ...]:
-    """Folder modification times and the event log's size: the hub writes by renaming
-    files into place, which changes the folder's time."""
-    stamps: list[int] = []
+def _tree_version(*roots: Path) -> frozenset[tuple[str, int, int, int]]:
+    """Every file under ``roots`` (hidden ones left out, but each root walked) with its
+    modification time, size and inode: the controller renames files into place (a new
+    inode), and a user may rewrite a file in place (a new time or size). Only stats:
+    nothing is opened, so a FIFO in the hub cannot block."""
+    stamps: set[tuple[str, int, int, int]] = set()
     for root in roots:
-        for folder, _, _ in os.walk(root):
-            try:
-                stamps.append(Path(folder).stat().st_mtime_ns)
-            except OSError:
-                continue
-    events = roots[-1] / "events.jsonl"
-    stamps.append(events.stat().st_size if events.is_file() else -1)
-    return tuple(stamps)
+        for folder, folders, names in os.walk(root):
+            folders[:] = [f for f in folders if not f.startswith(".")]
+            for name in names:
+                if name.startswith("."):
+                    continue  # temporaries, editors' swap files
+                path = os.path.join(folder, name)  # noqa: PTH118 (many files: stay cheap)
+                try:
+                    found = os.stat(path)  # noqa: PTH116
+                except OSError:
+                    continue
+                stamps.add((path, found.st_mtime_ns, found.st_size, found.st_ino))
+    return frozenset(stamps)

@@ -7,6 +7,7 @@ data natively and hands anything it cannot reproduce exactly (and every error) b
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from typing import Any
@@ -124,6 +125,7 @@ def _load_json_stream(text: str) -> list[Any]:
             pos += 1
         if pos >= len(text):
             return values
+        start = pos
         try:
             value, pos = _JSON.raw_decode(text, pos)
         except json.JSONDecodeError as err:
@@ -135,7 +137,75 @@ def _load_json_stream(text: str) -> list[Any]:
             at = jsontext.too_deep_at(text, pos)
             line = text.count("\n", 0, pos if at is None else at) + 1
             raise TextError(f"nested more than {jsontext.MAX_DEPTH} levels deep", line) from None
+        if _MAYBE_SURROGATE.search(text, start, pos):
+            _refuse_lone_surrogates(text, start, value)
         values.append(value)
+
+
+# A lone surrogate can only come from a ``\uD800``-``\uDFFF`` escape: UTF-8 text holds none.
+_MAYBE_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+
+
+def _refuse_lone_surrogates(text: str, start: int, value: Any) -> None:
+    """A string with half of a UTF-16 surrogate pair (``"\ud800"`` alone) is not text:
+    it cannot be written out as UTF-8. Refused at its line, with its field path."""
+    found = _surrogate_path(value, ())
+    if found is None:
+        return
+    path, bad = found
+    line = None
+    for token in _JSON_STRING.finditer(text, start):
+        if _MAYBE_SURROGATE.search(token.group()) and _SURROGATE.search(json.loads(token.group())):
+            line = text.count("\n", 0, token.start()) + 1
+            break
+    where = _render(path)
+    half = next(c for c in bad if _SURROGATE.match(c))
+    raise TextError(
+        f"{where + ': ' if where else ''}{_escaped(bad)} holds a lone UTF-16 surrogate "
+        f"(\\u{ord(half):04x}): a JSON \\u escape must encode a whole character "
+        "(a surrogate pair for one above U+FFFF)",
+        line,
+    )
+
+
+def _escaped(text: str) -> str:
+    """Quoted, cut to 80 characters, surrogates written as escapes."""
+    cut = text[:80] + (f"... ({len(text) - 80} more)" if len(text) > 80 else "")
+    return '"' + cut.encode("utf-8", "backslashreplace").decode("utf-8") + '"'
+
+
+def _surrogate_path(
+    value: Any, path: tuple[str | int, ...]
+) -> tuple[tuple[str | int, ...], str] | None:
+    """The first string (key or value) holding a surrogate, and where it is."""
+    if isinstance(value, str):
+        return (path, value) if _SURROGATE.search(value) else None
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if _SURROGATE.search(key):
+                return (path, key)
+            found = _surrogate_path(item, (*path, key))
+            if found is not None:
+                return found
+    if isinstance(value, list):
+        for i, item in enumerate(value):
+            found = _surrogate_path(item, (*path, i))
+            if found is not None:
+                return found
+    return None
+
+
+def _render(path: Sequence[str | int]) -> str:
+    out = ""
+    for step in path:
+        if isinstance(step, int):
+            out += f"[{step}]"
+        else:
+            shown = _escaped(step) if _SURROGATE.search(step) else step
+            out += f".{shown}" if out else shown
+    return out
 
 
 def _is_empty_document(node: yaml.Node) -> bool:

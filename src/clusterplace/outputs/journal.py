@@ -21,6 +21,7 @@ from typing import Any
 
 from clusterplace import jsontext
 from clusterplace.outputs.errors import OutputError, output_error
+from clusterplace.safepath import resolve
 
 __all__ = [
     "JOURNAL_NAME",
@@ -141,7 +142,7 @@ class Journal:
 def _inside(root: Path, rel: object) -> bool:
     if not isinstance(rel, str) or not rel or rel.startswith("/") or "\x00" in rel:
         return False
-    return ".." not in Path(rel).parts and (root / rel).resolve().is_relative_to(root.resolve())
+    return ".." not in Path(rel).parts and resolve(root / rel).is_relative_to(resolve(root))
 
 
 def _valid(data: Any, root: Path) -> bool:

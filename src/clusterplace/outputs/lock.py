@@ -16,7 +16,12 @@ from pathlib import Path
 
 from clusterplace.outputs.errors import OutputError, output_error
 
-__all__ = ["folder_lock"]
+__all__ = ["FolderBusyError", "folder_lock"]
+
+
+class FolderBusyError(OutputError):
+    """Another run holds the output folder's lock."""
+
 
 _POLL = 0.05
 
@@ -38,7 +43,8 @@ def _open_folder(folder: Path) -> tuple[int, bool]:
 def folder_lock(folder: Path, timeout: float = 0.0) -> Iterator[None]:
     """Hold ``folder``'s lock (creating the folder if needed, and removing it again if it
     is still empty at the end), waiting up to ``timeout`` seconds for another run to
-    finish; raises :class:`OutputError` if it does not."""
+    finish; raises :class:`FolderBusyError` if it does not, :class:`OutputError` if the
+    folder cannot be opened."""
     deadline = time.monotonic() + timeout
     while True:
         fd, created = _open_folder(folder)
@@ -49,7 +55,7 @@ def folder_lock(folder: Path, timeout: float = 0.0) -> Iterator[None]:
                     break
                 except BlockingIOError:
                     if time.monotonic() >= deadline:
-                        raise OutputError(
+                        raise FolderBusyError(
                             f"{folder}: another clusterplace run is writing here; wait for "
                             "it to finish, or give --lock-timeout SECONDS to wait"
                         ) from None

@@ -14,6 +14,7 @@ from types import TracebackType
 from clusterplace.outputs.errors import OutputError, output_error
 from clusterplace.outputs.journal import TEMP_PREFIX, Journal, recover, sync_folder
 from clusterplace.outputs.lock import folder_lock
+from clusterplace.safepath import resolve
 
 __all__ = ["FileTransaction", "open_output"]
 
@@ -28,7 +29,7 @@ class FileTransaction:
     """
 
     def __init__(self, root: Path) -> None:
-        self.root = root.resolve()
+        self.root = resolve(root)
         self._prefix = os.path.abspath(root) + os.sep  # noqa: PTH100 (resolve is slow)
         self._made: set[Path] = set()  # parents known to exist
         self._created: list[Path] = []  # folders this transaction made, outermost first
@@ -87,7 +88,7 @@ class FileTransaction:
         if absolute.startswith(self._prefix):  # the common case: built from the root
             return absolute[len(self._prefix) :]
         try:
-            return str(path.resolve().relative_to(self.root))
+            return str(resolve(path).relative_to(self.root))
         except ValueError:
             raise OutputError(f"{path}: not inside the output folder {self.root}") from None
 

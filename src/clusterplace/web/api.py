@@ -3,13 +3,13 @@ reads; ``POST /api/what-if`` computes on edits sent with it and keeps nothing.""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, StringConstraints
 
-from clusterplace.errors import ClusterplaceError
+from clusterplace.errors import ClusterplaceError, shorten
 from clusterplace.labels import SelectorError, parse
 from clusterplace.outputs.dumpers import dump_yaml_stream
 from clusterplace.scheduling import parse_edits, what_if, why_not
@@ -32,11 +32,14 @@ ERRORS: dict[int | str, dict[str, Any]] = {
 }
 
 
+EditText = Annotated[str, StringConstraints(max_length=4096)]
+
+
 class WhatIfRequest(BaseModel):
     """Edits in the ``what-if`` command's syntax (``--unset`` ones applied first)."""
 
-    set: list[str] = Field(default_factory=list, max_length=200)
-    unset: list[str] = Field(default_factory=list, max_length=200)
+    set: list[EditText] = Field(default_factory=list, max_length=200)
+    unset: list[EditText] = Field(default_factory=list, max_length=200)
 
 
 def explorer(request: Request) -> Explorer:
@@ -46,7 +49,8 @@ def explorer(request: Request) -> Explorer:
 
 
 def problem(status: int, detail: str) -> JSONResponse:
-    return JSONResponse({"detail": detail}, status_code=status)
+    """An error answer; however long the message grew, at most 2,000 characters."""
+    return JSONResponse({"detail": shorten(detail, 2000)}, status_code=status)
 
 
 def cluster_rows(state: Explorer, selector: str) -> list[dict[str, Any]]:
@@ -107,14 +111,15 @@ def clusters(
 ) -> Any:
     state = explorer(request)
     try:
-        return {"clusters": cluster_rows(state, selector)}
+        return {"clusters": cluster_rows(state, selector), "hubProblem": state.problem}
     except SelectorError as err:
         return problem(400, f"invalid selector {selector!r}: {err}")
 
 
 @router.get("/placements", summary="Placements: satisfied, selected/wanted, groups")
 def placements(request: Request) -> Any:
-    return {"placements": placement_rows(explorer(request))}
+    state = explorer(request)
+    return {"placements": placement_rows(state), "hubProblem": state.problem}
 
 
 @router.get(
@@ -123,11 +128,13 @@ def placements(request: Request) -> Any:
     summary="Every cluster's fate for one placement (explain -o wide)",
 )
 def placement(request: Request, namespace: str, name: str) -> Any:
-    found = explorer(request).explained(namespace, name)
+    state = explorer(request)
+    found = state.explained(namespace, name)
     if found is None:
         return problem(404, f'placement "{name}" not found in namespace "{namespace}"')
     result, items = found
     return {
+        "hubProblem": state.problem,
         "namespace": namespace,
         "name": name,
         "numberOfClusters": result.placement.spec.number_of_clusters,
@@ -147,7 +154,7 @@ def placement_why_not(request: Request, namespace: str, name: str, cluster: str)
             answer = why_not(state.run, (namespace, name), cluster)
     except ClusterplaceError as err:
         return problem(404, str(err))
-    return answer.to_dict()
+    return {**answer.to_dict(), "hubProblem": state.problem}
 
 
 @router.get("/heatmap", summary="Placements x clusters: total scores and selections")
@@ -172,7 +179,13 @@ def heatmap(
                 "selected": chosen,
             }
         )
-    return {"clusters": names, "rows": rows, "offset": offset, "total": len(placed)}
+    return {
+        "clusters": names,
+        "rows": rows,
+        "offset": offset,
+        "total": len(placed),
+        "hubProblem": state.problem,
+    }
 
 
 @router.post(
@@ -190,6 +203,7 @@ def post_what_if(request: Request, body: WhatIfRequest) -> Any:
         return problem(400, str(err))
     data = answer.to_dict()
     data["patch"] = dump_yaml_stream(answer.patches()) if edits else ""
+    data["hubProblem"] = state.problem
     return data
 
 
@@ -204,6 +218,7 @@ def live(request: Request, since: int = Query(0, ge=0, le=2**62)) -> Any:
         "offset": batch.cursor,
         "problem": batch.problem,
         "placements": placement_rows(state),
+        "hubProblem": state.problem,
     }
 
 
@@ -217,6 +232,7 @@ def modules(request: Request) -> Any:
     names = sorted(state.run.fleet.clusters)
     plans = {n: plan(state.module, state.run.fleet.clusters[n].labels) for n in names}
     return {
+        "hubProblem": state.problem,
         "module": state.module.name,
         "clusters": names,
         "definitions": [

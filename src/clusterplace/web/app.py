@@ -1,5 +1,6 @@
-"""The explorer's ASGI app: server-rendered pages, the JSON API, committed static assets,
-and the same-origin guard on every request that is not a plain read."""
+"""The explorer's ASGI app: server-rendered pages, the JSON API, committed static assets;
+the Host guard and the body limit on every request, and the same-origin guard on every
+request that is not a plain read."""
 
 from __future__ import annotations
 
@@ -8,14 +9,17 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 from starlette.middleware.base import BaseHTTPMiddleware, RequestResponseEndpoint
 
 from clusterplace import __version__
+from clusterplace.errors import shorten
 from clusterplace.labels import SelectorError
 from clusterplace.web.api import cluster_rows, explorer, placement_rows, router
+from clusterplace.web.guards import MAX_BODY_BYTES, BodyLimit, HostGuard, HostRule
 from clusterplace.web.state import Explorer
 
 __all__ = ["create_app"]
@@ -45,14 +49,42 @@ def _same_origin(request: Request) -> bool:
     return urlsplit(origin).netloc == host and origin != "null"
 
 
-def create_app(state: Explorer) -> FastAPI:
+def _shortened(value: Any) -> Any:
+    """A rejected value as an error repeats it: a short prefix only, whatever was sent."""
+    if isinstance(value, str | bytes):
+        return shorten(value if isinstance(value, str) else value.decode("utf-8", "replace"))
+    if isinstance(value, int | float | bool) or value is None:
+        return value
+    return shorten(repr(value))
+
+
+async def _invalid_request(_: Request, err: Exception) -> JSONResponse:
+    assert isinstance(err, RequestValidationError)
+    detail = [
+        {
+            "type": e.get("type"),
+            "loc": list(e.get("loc", ())),
+            "msg": shorten(str(e.get("msg", "")), 200),
+            "input": _shortened(e.get("input")),
+        }
+        for e in err.errors()[:20]
+    ]
+    return JSONResponse({"detail": detail}, status_code=422)
+
+
+def create_app(state: Explorer, *, hosts: HostRule, max_body: int = MAX_BODY_BYTES) -> FastAPI:
+    """The explorer's app over ``state``, answering only requests sent to ``hosts``
+    (see :func:`clusterplace.web.guards.served_hosts`) with bodies up to ``max_body``."""
     app = FastAPI(
         title="clusterplace explorer",
         version=__version__,
         description="Read-only: see, explain and what-if the placements of a fleet.",
     )
     app.state.explorer = state
+    app.add_exception_handler(RequestValidationError, _invalid_request)
     app.add_middleware(SameOrigin)
+    app.add_middleware(BodyLimit, limit=max_body)
+    app.add_middleware(HostGuard, rule=hosts)  # added last: runs first
     app.include_router(router)
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
     templates = Jinja2Templates(directory=HERE / "templates")
@@ -60,7 +92,9 @@ def create_app(state: Explorer) -> FastAPI:
     def page(
         request: Request, template: str, status_code: int = 200, **context: Any
     ) -> HTMLResponse:
+        current = explorer(request)  # read again if the hub changed
         context.update(
+            problem=current.problem,
             source=state.source.label,
             live=state.source.events is not None,
             module=state.module is not None,

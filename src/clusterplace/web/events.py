@@ -6,6 +6,7 @@ again and again (the cursor numbers events as they first appear). Both answer at
 from __future__ import annotations
 
 import json
+import os
 import threading
 import time
 from collections import deque
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from clusterplace.errors import ClusterplaceError
+from clusterplace.hub.directory.files import open_regular
 
 __all__ = ["MAX_EVENTS", "EventBatch", "EventFeed", "EventReader", "read_event_log"]
 
@@ -40,9 +42,10 @@ EventReader = Callable[[int], EventBatch]
 def read_event_log(path: Path, offset: int) -> EventBatch:
     """The whole lines of ``path`` after byte ``offset``. An offset past the end (the
     log rotated) starts again; more than :data:`TAIL_BYTES` to read starts at the tail.
-    A torn line is skipped, never fatal."""
+    A torn line is skipped, never fatal. Anything but a regular file (a FIFO) is never
+    opened: a problem, not a request that hangs."""
     try:
-        with path.open("rb") as handle:
+        with os.fdopen(open_regular(path, os.O_RDONLY), "rb") as handle:
             size = handle.seek(0, 2)
             start = offset if 0 <= offset <= size else 0
             tail = start < size - TAIL_BYTES

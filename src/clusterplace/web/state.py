@@ -10,6 +10,7 @@ from datetime import datetime
 
 from clusterplace.api import Fleet
 from clusterplace.defkit.module import Module
+from clusterplace.errors import ClusterplaceError
 from clusterplace.scheduling import IncrementalSchedule, PlacementResult
 from clusterplace.scheduling.explain import ClusterExplanation, explain
 from clusterplace.web.events import EventBatch, EventReader
@@ -31,26 +32,48 @@ class FleetSource:
 
 class Explorer:
     """The scheduled fleet behind every page. One lock: what-if and why-not apply edits
-    to the shared run and undo them, so requests take turns."""
+    to the shared run and undo them, so requests take turns.
 
-    def __init__(self, source: FleetSource, now: datetime, module: Module | None = None):
+    A live source that cannot be read again (a hub file made invalid) leaves the last
+    good fleet in place: ``problem`` says why (the pages and the API show it), and
+    ``report`` is told once per change of the source."""
+
+    def __init__(
+        self,
+        source: FleetSource,
+        now: datetime,
+        module: Module | None = None,
+        report: Callable[[str], None] = lambda _: None,
+    ):
         self.source = source
         self.now = now
         self.module = module
+        self.report = report
         self.lock = threading.RLock()
+        self.problem: str | None = None
         self._version: object = source.version()
         self.run = IncrementalSchedule(source.load(), now=now)
         self._explained: dict[tuple[str, str], list[ClusterExplanation]] = {}
 
     def refresh(self) -> bool:
-        """Read the source again if it changed (a live hub); True when it did."""
+        """Read the source again if it changed (a live hub); True when it did and
+        could be read."""
         version = self.source.version()
         if version == self._version:
             return False
         with self.lock:
-            self.run = IncrementalSchedule(self.source.load(), now=self.now)
+            if version == self._version:  # another request read it meanwhile
+                return False
+            self._version = version  # tried once per change, good or bad
+            try:
+                run = IncrementalSchedule(self.source.load(), now=self.now)
+            except ClusterplaceError as err:
+                self.problem = f"{err}\n(showing the last good state)"
+                self.report(self.problem)
+                return False
+            self.run = run
+            self.problem = None
             self._explained.clear()
-            self._version = version
         return True
 
     def explained(

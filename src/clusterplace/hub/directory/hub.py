@@ -39,8 +39,7 @@ from clusterplace.hub.directory.layout import DEFAULT_OUT, OutLayout
 from clusterplace.hub.directory.manifests import SETTLE_S, ManifestFolder
 from clusterplace.hub.directory.out_store import OutStore
 from clusterplace.hub.directory.sink import DirectorySink
-from clusterplace.outputs.errors import OutputError
-from clusterplace.outputs.lock import folder_lock
+from clusterplace.outputs.lock import FolderBusyError, folder_lock
 
 __all__ = ["DirectoryHub", "RunSummary", "run_directory_controller"]
 
@@ -277,7 +276,7 @@ def run_directory_controller(
         if removed:
             report(f"removed {removed} temporary files an interrupted run left")
         hub = DirectoryHub(root, layout, recursive=recursive, report=report, last_good=True)
-        sink = DirectorySink(layout, clock, hub.store)
+        sink = DirectorySink(layout, clock, hub.store, report=report)
         # While some hub file is unknown, a placement not seen may well exist: its
         # decisions are not collected (nothing is deleted on a read error).
         sink.hold_deletions = lambda: hub.incomplete
@@ -303,7 +302,7 @@ def _locked(folder: Path, timeout: float, report: Callable[[str], None]) -> Iter
     with contextlib.ExitStack() as held:
         try:
             held.enter_context(folder_lock(folder, timeout=0))
-        except OutputError:
+        except FolderBusyError:
             if timeout <= 0:
                 raise
             report(f"another controller holds {folder}; standing by until it stops")

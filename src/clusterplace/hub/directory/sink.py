@@ -18,6 +18,7 @@ from clusterplace.controller import HubWriteError, Key, ObjectChange, Write
 from clusterplace.hub.directory.files import EventLog, remove_file, write_atomic
 from clusterplace.hub.directory.layout import OutLayout
 from clusterplace.hub.directory.out_store import OutStore
+from clusterplace.outputs.errors import output_error
 from clusterplace.outputs.journal import sync_folder
 from clusterplace.outputs.serialize import dump_yaml_documents
 from clusterplace.scheduling.events import Event
@@ -67,11 +68,15 @@ class DirectorySink:
         now: Callable[[], datetime],
         store: OutStore | None = None,
         publish: Publish = lambda _: None,
+        report: Callable[[str], None] = lambda _: None,
     ) -> None:
         self.layout = layout
         self.store = store if store is not None else OutStore(layout)
         self.publish = publish
-        self.events = EventLog(layout.events)
+        try:
+            self.events = EventLog(layout.events, report=report)
+        except OSError as err:  # the start-up repair: a FIFO, no permission...
+            raise output_error(layout.events, err) from None
         self._now = now
         self._instance = f"{REPORTING_CONTROLLER}-{socket.gethostname()}"
         self._serial = itertools.count(1)
@@ -150,6 +155,10 @@ class DirectorySink:
         }
 
     async def flush(self) -> None:
+        try:
+            self.events.flush_pending()  # what a failed append (a full disk) left
+        except OSError as err:
+            raise self._fail(f"{self.events.path}", err) from None
         if self.layout.root.is_dir():
             try:
                 sync_folder(self.layout.root)

@@ -12,7 +12,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from clusterplace.api import KubeObject
-from clusterplace.errors import ClusterplaceError
+from clusterplace.errors import ClusterplaceError, shorten
 from clusterplace.hub.kubernetes.api import HubApi
 from clusterplace.hub.kubernetes.resources import EVENTS, EXPLORER, OCM, WATCHED
 from clusterplace.hub.kubernetes.run import KubeOptions, connect
@@ -50,15 +50,42 @@ async def _list(options: KubeOptions, report: Callable[[str], None]) -> list[Kub
         objects: list[KubeObject] = []
         for resource in WATCHED:
             listing = await api.list(resource, timeout=LIST_TIMEOUT_S)
-            for raw in listing.get("items") or ():
+            items = listing.get("items") or []
+            if not isinstance(items, list):
+                report(f"hub: the {resource.kind} list's items are not a list; left out")
+                continue
+            for index, raw in enumerate(items):
+                if not isinstance(raw, dict):
+                    report(
+                        f"hub: {resource.kind} list item {index}: not an object but "
+                        f"{_shown(raw)}; left out"
+                    )
+                    continue
                 raw = {"apiVersion": resource.api_version, "kind": resource.kind, **raw}
                 try:
                     objects.append(decode_object(raw))
                 except ClusterplaceError as err:
-                    meta = raw.get("metadata") or {}
-                    where = "/".join(p for p in (meta.get("namespace"), meta.get("name")) if p)
-                    report(f"hub: {resource.kind}/{where}: {err}; left out")
+                    # Decoding errors name the object already ("hub: Kind/ns/name: ...").
+                    located = str(err).startswith("hub: ")
+                    prefix = "" if located else f"hub: {resource.kind}/{_where(raw, index)}: "
+                    report(f"{prefix}{err}; left out")
         return objects
+
+
+def _shown(value: object) -> str:
+    """A value an error names: its type, and a short prefix of it."""
+    return f"{type(value).__name__} {shorten(repr(value))}"
+
+
+def _where(raw: dict[str, Any], index: int) -> str:
+    """``namespace/name`` of a listed object, as far as its metadata tells (else its
+    place in the list)."""
+    meta = raw.get("metadata")
+    if not isinstance(meta, dict):
+        return f"(item {index}: metadata is not a mapping but {_shown(meta)})"
+    parts = [meta.get("namespace"), meta.get("name")]
+    where = "/".join(shorten(p) for p in parts if isinstance(p, str) and p)
+    return where or f"(item {index}, no name)"
 
 
 def list_placement_events(options: KubeOptions, keep: int = EVENTS_KEPT) -> list[dict[str, Any]]:

@@ -20,6 +20,7 @@ from clusterplace.api import (
     ManagedClusterSetBinding,
     Placement,
 )
+from clusterplace.errors import shorten
 from clusterplace.scheduling.edits.language import (
     INDEXED,
     Edit,
@@ -89,13 +90,15 @@ def _find(fleet: Fleet, edit: Edit) -> KubeObject | None:
     if edit.kind == "cluster":
         found: KubeObject | None = fleet.clusters.get(edit.ref)
         if found is None:
-            raise EditError(f"{edit}: no ManagedCluster {edit.ref!r} in the fleet")
+            raise EditError(f"{edit}: no ManagedCluster {shorten(edit.ref)!r} in the fleet")
         return found
     namespace, name = edit.ref.split("/")
     if edit.kind == "placement":
         found = fleet.placements.get((namespace, name))
         if found is None:
-            raise EditError(f"{edit}: no Placement {name!r} in namespace {namespace!r}")
+            raise EditError(
+                f"{edit}: no Placement {shorten(name)!r} in namespace {shorten(namespace)!r}"
+            )
         return found
     found = fleet.bindings.get((namespace, name))
     if found is None and edit.unset:

@@ -25,7 +25,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from clusterplace.errors import InputError
+from clusterplace.errors import InputError, shorten
 from clusterplace.labels import (
     Operator,
     SelectorError,
@@ -102,13 +102,19 @@ class Edit:
         return "clustersetbinding" if self.kind == "binding" else self.kind
 
     def __str__(self) -> str:
-        return f"{self.option} {self.expression}"
+        return f"{self.option} {shorten(self.expression)}"
 
     def to_dict(self) -> dict[str, Any]:
         return {"op": self.option.removeprefix("--"), "expression": self.expression}
 
 
 # -- parsing ------------------------------------------------------------------------
+
+
+def _q(text: str) -> str:
+    """A user's text as an error quotes it: cut to 80 characters (an edit may be huge)."""
+    return repr(shorten(text))
+
 
 _TARGET = re.compile(r"^(?P<kind>[A-Za-z]+)/(?P<ref>[^:]+):(?P<rest>.*)$")
 # ``predicates[N].FIELD`` and ``spread[N].FIELD``; the apply module reads the same groups.
@@ -117,7 +123,7 @@ INDEXED = re.compile(r"^(predicates|spread)\[(\d{1,3})\]\.(\w+)$")
 
 def parse_edit(text: str, unset: bool = False, where: str = "--set") -> Edit:
     """One ``--set`` (or, with ``unset``, ``--unset``) expression as an :class:`Edit`."""
-    shown = f"{where} {text!r}"
+    shown = f"{where} {_q(text)}"
     target = _TARGET.match(text)
     if target is None:
         if unset and re.fullmatch(r"(?i)(managed)?clustersetbinding/[^:/]+/[^:/]+", text):
@@ -128,7 +134,7 @@ def parse_edit(text: str, unset: bool = False, where: str = "--set") -> Edit:
     kind = KINDS.get(word.lower())
     if kind is None:
         raise EditError(
-            f"{shown}: unknown kind {word!r}; valid kinds: cluster, placement, clustersetbinding"
+            f"{shown}: unknown kind {_q(word)}; valid kinds: cluster, placement, clustersetbinding"
         )
     _check_ref(kind, ref, shown)
     if unset:
@@ -156,7 +162,7 @@ def _check_ref(kind: str, ref: str, shown: str) -> None:
     wanted = 1 if kind == "cluster" else 2
     if len(parts) != wanted or not all(parts):
         form = "cluster/NAME" if kind == "cluster" else f"{kind}/NAMESPACE/NAME"
-        raise EditError(f"{shown}: {ref!r} is not a reference of the form {form}")
+        raise EditError(f"{shown}: {_q(ref)} is not a reference of the form {form}")
 
 
 def _validate(edit: Edit, shown: str) -> None:
@@ -174,10 +180,10 @@ def _validate_cluster(field: str, value: str | None, shown: str) -> None:
     head, _, key = field.partition(".")
     if head in ("labels", "claims") and key:
         problems = (
-            [f"label key {key!r}: {p}" for p in label_key_errors(key)] if head == "labels" else []
+            [f"label key {_q(key)}: {p}" for p in label_key_errors(key)] if head == "labels" else []
         )
         if value is not None and head == "labels":
-            problems += [f"label value {value!r}: {p}" for p in label_value_errors(value)]
+            problems += [f"label value {_q(value)}: {p}" for p in label_value_errors(value)]
         if value is not None and head == "claims" and not value:
             problems.append("a claim value must not be empty")
         if problems:
@@ -188,7 +194,7 @@ def _validate_cluster(field: str, value: str | None, shown: str) -> None:
         return
     if value is None and (field == "taints" or (head == "taints" and key)):
         return
-    raise EditError(f"{shown}: unknown cluster field {field!r}; valid: {_CLUSTER_FIELDS}")
+    raise EditError(f"{shown}: unknown cluster field {_q(field)}; valid: {_CLUSTER_FIELDS}")
 
 
 def _validate_placement(field: str, value: str | None, shown: str) -> None:
@@ -234,7 +240,7 @@ def _validate_placement(field: str, value: str | None, shown: str) -> None:
         if value is None:
             raise EditError(f"{shown}: spread fields can be set, not unset")
     else:
-        raise EditError(f"{shown}: unknown placement field {field!r}; valid: {_PLACEMENT_FIELDS}")
+        raise EditError(f"{shown}: unknown placement field {_q(field)}; valid: {_PLACEMENT_FIELDS}")
 
 
 def prioritizer(name: str, shown: str) -> tuple[str, str | None, str | None]:
@@ -246,7 +252,7 @@ def prioritizer(name: str, shown: str) -> tuple[str, str | None, str | None]:
     if len(parts) == 3 and parts[0] == "AddOn" and parts[1] and parts[2]:
         return "AddOn", parts[1], parts[2]
     raise EditError(
-        f"{shown}: unknown prioritizer {name!r}; "
+        f"{shown}: unknown prioritizer {_q(name)}; "
         f"valid: {', '.join(BUILT_INS)}, AddOn/RESOURCE/SCORE"
     )
 
@@ -259,10 +265,10 @@ def parse_taint(text: str, shown: str = "taint", effect_required: bool = True) -
     if effect_required and not effect:
         raise EditError(f"{shown}: a taint is KEY[=VALUE]:EFFECT with EFFECT one of {EFFECTS}")
     if effect and effect not in EFFECTS:
-        raise EditError(f"{shown}: unknown taint effect {effect!r}; valid: {', '.join(EFFECTS)}")
+        raise EditError(f"{shown}: unknown taint effect {_q(effect)}; valid: {', '.join(EFFECTS)}")
     key, _, value = body.partition("=")
-    problems = [f"key {key!r}: {p}" for p in label_key_errors(key)]
-    problems += [f"value {value!r}: {p}" for p in label_value_errors(value)] if value else []
+    problems = [f"key {_q(key)}: {p}" for p in label_key_errors(key)]
+    problems += [f"value {_q(value)}: {p}" for p in label_value_errors(value)] if value else []
     if problems:
         raise EditError(f"{shown}: {'; '.join(problems)}")
     out = {"key": key, "value": value}

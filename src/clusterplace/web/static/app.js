@@ -198,6 +198,19 @@ function whatIfPage() {
   refresh();
 }
 
+// -- the hub's problem line: a live hub that cannot be read shows its last good state --
+function showHubProblem(text) {
+  let line = $("#hub-problem");
+  if (!line && text) {
+    line = el("p", { class: "error hub-problem", id: "hub-problem", role: "alert" });
+    document.querySelector("main").prepend(line);
+  }
+  if (line) {
+    line.textContent = text ? `The hub cannot be read: ${text}` : "";
+    line.hidden = !text;
+  }
+}
+
 // -- live: poll the hub's state and new events ----------------------------------------
 function livePage() {
   let offset = 0;
@@ -211,6 +224,7 @@ function livePage() {
       const problem = $("#live-problem");
       problem.textContent = data.problem ? `Events could not be read: ${data.problem}` : "";
       problem.hidden = !data.problem;
+      showHubProblem(data.hubProblem);
       const body = $("#live-events tbody");
       for (const e of data.events) {
         body.prepend(el("tr", {}, el("td", { class: "small" }, e.series?.lastObservedTime || e.eventTime || ""), el("td", {}, `${e.metadata?.namespace}/${e.regarding?.name ?? ""}`),

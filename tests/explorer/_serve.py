@@ -1,0 +1,109 @@
+"""``clusterplace serve`` as a user starts it: the real server process, on a free port
+(``--port 0``; the port is read from the line it prints), stopped with SIGTERM."""
+
+from __future__ import annotations
+
+import contextlib
+import http.client
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tests.conftest import ROOT
+
+CLUSTERPLACE = Path(sys.executable).parent / "clusterplace"
+STARTED = re.compile(r"clusterplace explorer on http://(?P<host>[^/]+):(?P<port>\d+)/")
+
+
+@dataclass
+class Served:
+    process: subprocess.Popen[bytes]
+    port: int
+    startup: str = ""  # what it printed on stderr up to the line saying where it listens
+    stderr: list[str] = field(default_factory=list)  # what it printed after starting
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def request(
+        self,
+        method: str,
+        path: str,
+        host: str | None = None,
+        body: bytes | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> tuple[int, bytes]:
+        """One request; ``host`` is the Host header sent (default: the served address)."""
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+        try:
+            connection.putrequest(method, path, skip_host=True, skip_accept_encoding=True)
+            connection.putheader("Host", host if host is not None else f"127.0.0.1:{self.port}")
+            for name, value in (headers or {}).items():
+                connection.putheader(name, value)
+            if body is not None and "Transfer-Encoding" not in (headers or {}):
+                connection.putheader("Content-Length", str(len(body)))
+            connection.endheaders()
+            if body is not None:
+                connection.send(body)
+            response = connection.getresponse()
+            return response.status, response.read()
+        finally:
+            connection.close()
+
+
+@contextlib.contextmanager
+def serving(*args: str, timeout: float = 60) -> Iterator[Served]:
+    """``clusterplace serve ARGS --port 0``, until it says where it listens."""
+    process = subprocess.Popen(
+        [str(CLUSTERPLACE), "serve", *args, "--port", "0"],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "NO_COLOR": "1"},
+    )
+    drainer: threading.Thread | None = None
+    try:
+        assert process.stderr is not None
+        deadline = time.monotonic() + timeout
+        startup = ""
+        while time.monotonic() < deadline:
+            line = process.stderr.readline().decode("utf-8", "replace")
+            startup += line
+            found = STARTED.search(line)
+            if found:
+                break
+            if not line and process.poll() is not None:
+                raise AssertionError(f"serve stopped: {process.returncode}: {startup}")
+        else:
+            raise AssertionError("serve did not start")
+        served = Served(process, int(found["port"]), startup)
+        stream = process.stderr
+
+        def drain() -> None:  # a full pipe would block the server
+            for raw in iter(stream.readline, b""):
+                served.stderr.append(raw.decode("utf-8", "replace"))
+
+        drainer = threading.Thread(target=drain, daemon=True)
+        drainer.start()
+        yield served
+    finally:
+        if process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+            try:
+                process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+                raise AssertionError("serve did not stop on SIGTERM") from None
+        if drainer is not None:
+            drainer.join(timeout=5)
+        if process.stderr is not None:
+            process.stderr.close()
