@@ -60,12 +60,13 @@ def test_the_directory_controller_reports_the_file_and_leaves_it_out(
     run: Callable[..., Result], tmp_path: Path
 ) -> None:
     """As with any bad hub file: reported, left out (no status is written for it, where
-    the controller used to crash while writing one), the rest synced."""
+    the controller used to crash while writing one), the rest synced, and ``--once``
+    exits 1 (a hub file was invalid)."""
     hub = tmp_path / "hub"
     shutil.copytree(FLEET, hub)
     (hub / "p.json").write_text(_placement(CASES["spec.clusterSets[0]"]))
     result = run("controller", "--hub", str(hub), "--once", "--now", "2026-11-22T12:00:00Z")
-    assert result.code == 0 and "Traceback" not in result.stderr, result.stderr
+    assert result.code == 1 and "Traceback" not in result.stderr, result.stderr
     assert 'p.json:3: spec.clusterSets[0]: "s\\ud800" holds a lone UTF-16 surrogate' in (
         result.stderr
     )

@@ -7,10 +7,10 @@ from datetime import timedelta
 from hypothesis import given
 from hypothesis import strategies as st
 
-from clusterplace.api import KubeObject, PlacementDecision
+from clusterplace.api import KubeObject, Placement, PlacementDecision
 from clusterplace.controller import ObjectChange, Reconciler
 from clusterplace.scheduling import schedule
-from tests.controller._helpers import MemorySink, make_reconciler, run
+from tests.controller._helpers import Clocks, MemorySink, make_reconciler, run
 from tests.scheduling._helpers import (
     NOW,
     NS,
@@ -263,3 +263,34 @@ def test_an_unchanged_object_seen_again_enqueues_nothing() -> None:
     run(reconciler)
     reconciler.observe([ObjectChange(objects[2], cluster("c1"))])
     assert len(reconciler.queue) == 0
+
+
+def test_an_unexpected_error_in_a_sync_is_logged_and_retried_not_raised() -> None:
+    class Broken(MemorySink):
+        async def write_status(self, current: Placement, desired: Placement) -> Placement:
+            raise RuntimeError("a fault of ours")
+
+    logged: list[str] = []
+    sink = Broken()
+    reconciler = Reconciler(sink, now=Clocks().now, clock=Clocks().clock, resync=None)
+    reconciler.log = logged.append
+    sink.publish = reconciler.observe
+    reconciler.boot(world(*_clusters(2)))
+    run(reconciler)  # does not raise
+    assert reconciler.stats.errors >= 1 and reconciler.queue.delayed == 1
+    assert any(f"sync {KEY[0]}/{KEY[1]}: unexpected error: RuntimeError" in m for m in logged)
+
+
+def test_what_is_kept_per_placement_goes_with_its_decisions() -> None:
+    objects = world(*_clusters(2))
+    reconciler, _, _ = make_reconciler(objects)
+    run(reconciler)
+    for i in range(200):
+        pd = decision(NS, f"other-{i}", ["c0"], placement_label=f"other-{i}")
+        reconciler.observe([ObjectChange(None, pd)])
+        reconciler.observe([ObjectChange(pd, None)])
+    assert set(reconciler.state._owned) == {KEY}
+    reconciler.observe([ObjectChange(objects[-1], None)])
+    run(reconciler)
+    assert not reconciler.state._owned
+    assert len(reconciler.expectations) == 0

@@ -399,6 +399,18 @@ class HubEmulator(kmock.KubernetesScaffold):
         that hangs)."""
         self._call(lambda: self._stalls.append((verb, plural, seconds)))
 
+    def inject_event(self, plural: str, event: Any) -> None:
+        """Send ``event`` verbatim to every open watch of ``plural`` (not stored): what
+        a buggy server or proxy may send (no object, a string where an object belongs,
+        an ERROR without a code, a BOOKMARK without metadata)."""
+
+        def run() -> None:
+            for _, watched, queue in self._watchers:
+                if watched == plural:
+                    queue.put_nowait(event)
+
+        self._call(run)
+
     def compact(self, *, end_watches: bool = True) -> None:
         """Forget the event history (a watch from an older version gets 410), and end
         the open watches, as an API server restart would, so that clients re-watch."""
