@@ -63,10 +63,11 @@ def run_change_latency(size: dict[str, int], quantile: float = 0.5) -> tuple[flo
     with tempfile.TemporaryDirectory() as tmp:
         sink = DirectorySink(OutLayout(Path(tmp)), lambda: NOW)
         reconciler = Reconciler(sink, now=lambda: NOW, resync=None)
+        sink.publish = reconciler.observe  # the sink's writes come back as changes
         reconciler.boot(objects)
         asyncio.run(reconciler.drain())
         # A hub that has run a while: one periodic resync has passed since the cold start,
-        # so every placement's last sync wrote nothing and vouches for its inputs.
+        # so every placement's last plan wrote nothing and its queueing hint stands.
         reconciler.enqueue_all()
         asyncio.run(reconciler.drain())
         times = []

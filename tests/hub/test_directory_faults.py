@@ -212,7 +212,7 @@ ODD: dict[str, tuple[Callable[[Path], object], str]] = {
     "symlink loop": (lambda hub: (hub / "loop.yaml").symlink_to("loop.yaml"), "symlink loop"),
     "link to the hub": (lambda hub: (hub / "a").symlink_to("."), "reached twice"),
     "pipe": (lambda hub: os.mkfifo(hub / "pipe.yaml"), "is a pipe"),
-    "time out of range": (_taint_out_of_range, "odd.yaml: cannot be read"),
+    "time out of range": (_taint_out_of_range, "spec.taints[0].timeAdded: "),
 }
 
 

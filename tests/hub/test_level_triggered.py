@@ -184,6 +184,7 @@ def test_a_decision_edited_by_hand_in_out_is_repaired(tmp_path: Path) -> None:
     _balance_hub(hub)
     controller = DirController(hub)
     try:
+        controller.wait_watching()
         path = hub / ".clusterplace" / "placementdecisions" / "ns" / "b-decision-1.yaml"
         wait_for(path.exists, what="b's decision")
         good = path.read_text()
@@ -204,6 +205,7 @@ def test_a_moved_placement_keeps_its_decisions(tmp_path: Path) -> None:
     _balance_hub(hub)
     controller = DirController(hub)
     try:
+        controller.wait_watching()
         path = hub / ".clusterplace" / "placementdecisions" / "ns" / "a-decision-1.yaml"
         wait_for(path.exists, what="a's decision")
         docs = list(yaml.safe_load_all((hub / "hub.yaml").read_text()))

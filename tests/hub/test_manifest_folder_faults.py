@@ -275,7 +275,7 @@ def test_a_value_out_of_range_is_reported_with_its_file(tmp_path: Path) -> None:
     )
     folder = ManifestFolder(tmp_path, report=reports.append)
     assert folder.scan(now=_later()) == []
-    assert reports and reports[0].startswith(f"{path}: ")
+    assert reports and reports[0].startswith(f"{path}:6: ManagedCluster/c1: spec.taints[0]")
     assert folder.unreadable == {path}
     _write(path, "c1")
     assert [c.obj.name for c in folder.scan(now=_later())] == ["c1"]

@@ -211,7 +211,7 @@ class DirectoryHub:
                 # The files the watcher saw change; none at all is the periodic rescan,
                 # which looks at every file in case an event was missed.
                 seen = [Path(path) for _, path in events]
-                outside = [p for p in seen if in_out(p)]
+                outside = [p for p in seen if in_out(p)] if events else self.store.rescan()
                 paths = [p for p in seen if p not in outside] if events else None
                 changes = self._out_changes(outside) if outside else []
                 if paths is None or paths:

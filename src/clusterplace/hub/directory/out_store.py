@@ -10,8 +10,9 @@ not valid is a change too (its object is gone until the controller writes it aga
 from __future__ import annotations
 
 import contextlib
+import os
 import stat
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from clusterplace.api import KubeObject, Placement, PlacementDecision
@@ -33,16 +34,41 @@ class OutStore:
         self.report = report
         self.decisions: dict[Key, PlacementDecision] = {}
         self.statuses: dict[Key, PlacementStatus | None] = {}
+        self._signatures: dict[Path, tuple[int, int, int]] = {}  # as last read or written
 
     # -- reading -----------------------------------------------------------------------
 
     def load(self) -> None:
         """Read everything OUT holds (at start)."""
+        for path in sorted(self._files()):
+            self.reread(path)
+
+    def rescan(self) -> list[Path]:
+        """The files of OUT that changed, appeared or went since they were last read or
+        written (by size, modification time and inode): what a missed watch event hid."""
+        seen = set(self._files())
+        changed = [p for p in seen if _signature(p) != self._signatures.get(p)]
+        changed.extend(p for p in self._signatures if p not in seen)
+        return sorted(changed)
+
+    def written(self, path: Path) -> None:
+        """``path`` was just written (or removed) by the sink: nothing to read again."""
+        found = _signature(path)
+        if found is None:
+            self._signatures.pop(path, None)
+        else:
+            self._signatures[path] = found
+
+    def _files(self) -> Iterator[Path]:
         for folder in (self.layout.decisions, self.layout.statuses):
-            if not folder.is_dir():
-                continue
-            for path in sorted(folder.rglob("*.yaml")):
-                self.reread(path)
+            with contextlib.suppress(OSError):
+                for namespace in os.scandir(folder):
+                    if not namespace.is_dir(follow_symlinks=False):
+                        continue
+                    with contextlib.suppress(OSError):
+                        for entry in os.scandir(namespace.path):
+                            if entry.name.endswith(".yaml") and not entry.name.startswith("."):
+                                yield Path(entry.path)
 
     def reread(self, path: Path) -> tuple[str, Key, KubeObject | None] | None:
         """Read ``path`` (a file of OUT) again; returns (kind, key, what it holds now)
@@ -51,6 +77,7 @@ class OutStore:
         if found is None:
             return None
         kind, key = found
+        self.written(path)  # its signature as read now
         now = self._read(path, kind, key)
         if kind == "PlacementDecision":
             before = self.decisions.get(key)
@@ -113,9 +140,10 @@ class OutStore:
             return None
         return obj
 
-    def paths(self) -> Iterable[Path]:
-        """Every file the store holds an object for."""
-        for key in self.decisions:
-            yield self.layout.decision(*key)
-        for key in self.statuses:
-            yield self.layout.status(*key)
+
+def _signature(path: Path) -> tuple[int, int, int] | None:
+    try:
+        info = path.stat()
+    except OSError:
+        return None
+    return (info.st_mtime_ns, info.st_size, info.st_ino)

@@ -99,6 +99,7 @@ class DirectorySink:
                 new = self.store.decisions[key] = pd
         except OSError as err:
             raise self._fail(f"{path}", err) from None
+        self.store.written(path)
         if old is not None or new is not None:
             self.publish([ObjectChange(old, new)])
         return new
@@ -110,16 +111,19 @@ class DirectorySink:
             write_atomic(path, render_status(desired))
         except OSError as err:
             raise self._fail(f"{path}", err) from None
+        self.store.written(path)
         self.store.statuses[key] = desired.status
         written = current.model_copy(update={"status": desired.status})
         self.publish([ObjectChange(current, written)])
         return written
 
     async def forget_placement(self, key: Key) -> None:
+        path = self.layout.status(*key)
         try:
-            remove_file(self.layout.status(*key))
+            remove_file(path)
         except OSError as err:
-            raise self._fail(f"{self.layout.status(*key)}", err) from None
+            raise self._fail(f"{path}", err) from None
+        self.store.written(path)
         self.store.statuses.pop(key, None)
 
     async def emit(
