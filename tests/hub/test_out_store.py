@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+from clusterplace.api import PlacementDecision
 from clusterplace.controller import ObjectChange, Write
 from clusterplace.hub.directory.layout import OutLayout
 from clusterplace.hub.directory.out_store import OutStore
@@ -28,7 +29,7 @@ def test_own_writes_are_published_and_a_rescan_finds_only_others_edits(tmp_path:
     assert store.rescan() == [path]
     kind, key, now = store.reread(path) or ("", ("", ""), None)
     assert (kind, key) == ("PlacementDecision", ("ns", "p-decision-1"))
-    assert now is not None and now.cluster_names == ["c9"]
+    assert isinstance(now, PlacementDecision) and now.cluster_names == ["c9"]
     assert store.rescan() == []
     path.unlink()
     assert store.rescan() == [path]
