@@ -6,7 +6,6 @@ from __future__ import annotations
 import importlib
 import inspect
 import pkgutil
-import warnings
 
 import clusterplace
 from clusterplace.errors import ClusterplaceError
@@ -21,9 +20,7 @@ def _exception_classes() -> list[type[BaseException]]:
     for module_info in pkgutil.walk_packages(clusterplace.__path__, "clusterplace."):
         if module_info.name.endswith("__main__"):
             continue  # runs the CLI
-        with warnings.catch_warnings():  # the aliases of moved modules warn on import
-            warnings.simplefilter("ignore", DeprecationWarning)
-            module = importlib.import_module(module_info.name)
+        module = importlib.import_module(module_info.name)
         for _, value in inspect.getmembers(module, inspect.isclass):
             if (
                 issubclass(value, BaseException)

@@ -1,4 +1,4 @@
-"""The public face: what docs/api.md promises is importable, and moved names warn."""
+"""The public face: what docs/api.md promises is importable."""
 
 from __future__ import annotations
 
@@ -28,14 +28,6 @@ def test_documented_names_are_exported(module: str) -> None:
     imported = importlib.import_module(module)
     for name in PUBLIC[module]:
         assert name in imported.__all__ and hasattr(imported, name)
-
-
-@pytest.mark.parametrize("name", ["Snapshot", "DecisionStore", "Outcome", "schedule_placement"])
-def test_moved_internals_still_import_with_a_warning(name: str) -> None:
-    scheduling = importlib.import_module("clusterplace.scheduling")
-    with pytest.warns(DeprecationWarning, match=name):
-        assert getattr(scheduling, name) is not None
-    assert name not in scheduling.__all__
 
 
 def test_the_collector_pause_can_be_turned_off() -> None:
@@ -73,32 +65,6 @@ def test_the_decision_core_loads_no_yaml_parser() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
-
-
-def test_moved_reading_names_still_answer_with_a_warning() -> None:
-    api = importlib.import_module("clusterplace.api")
-    with pytest.warns(DeprecationWarning, match="clusterplace.codecs.load_fleet"):
-        assert callable(api.load_fleet)
-
-
-@pytest.mark.parametrize(
-    ("module", "old", "new"),
-    [
-        ("clusterplace.placement", "Condition", "ClusterCondition"),
-        ("clusterplace.placement", "PlacementSpec", "PlacementConstraints"),
-        ("clusterplace.placement", "PlacementResult", "Eligibility"),
-        ("clusterplace.api.cluster", "ClusterSelector", "ManagedClusterSelector"),
-    ],
-)
-def test_renamed_classes_answer_to_their_old_names_with_a_warning(
-    module: str, old: str, new: str
-) -> None:
-    """Names that clashed with another package's class were renamed; the old ones work
-    for one release."""
-    imported = importlib.import_module(module)
-    with pytest.warns(DeprecationWarning, match=new):
-        assert getattr(imported, old) is getattr(imported, new)
-    assert old not in imported.__all__
 
 
 def test_no_two_classes_share_a_name() -> None:
