@@ -43,7 +43,8 @@ def _set_and_binding(namespace: str) -> list[KubeObject]:
 
 
 def s1_cluster(i: int, labels: dict[str, str] | None = None) -> dict[str, Any]:
-    """Cluster ``i`` of OCM's benchmark fleet (performance-anchors.md), as JSON."""
+    """Cluster ``i`` of OCM's benchmark fleet (as upstream's scheduler benchmark builds it),
+    as JSON."""
     cpu, mem = 4 + (i * 37) % 97, 8 + (i * 53) % 113
     return {
         "apiVersion": f"{G}/v1",

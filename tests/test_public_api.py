@@ -1,4 +1,4 @@
-"""The public face: what docs/api.md promises is importable, and moved names warn."""
+"""The public face: what docs/api.md promises is importable."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import importlib
 import pytest
 
 PUBLIC = {
-    "clusterplace": ["ClusterplaceError", "InputError", "InputErrors"],
+    "clusterplace": ["ClusterplaceError", "InputError", "InputErrors", "load_fleet", "schedule"],
     "clusterplace.scheduling": [
         "schedule",
         "ScheduleResult",
@@ -30,12 +30,78 @@ def test_documented_names_are_exported(module: str) -> None:
         assert name in imported.__all__ and hasattr(imported, name)
 
 
-@pytest.mark.parametrize("name", ["Snapshot", "DecisionStore", "Outcome", "schedule_placement"])
-def test_moved_internals_still_import_with_a_warning(name: str) -> None:
-    scheduling = importlib.import_module("clusterplace.scheduling")
-    with pytest.warns(DeprecationWarning, match=name):
-        assert getattr(scheduling, name) is not None
-    assert name not in scheduling.__all__
+TOP_LEVEL = {
+    # what a program reaches for -> the module that defines it
+    "load_fleet": "clusterplace.codecs",
+    "schedule": "clusterplace.scheduling",
+    "explain_placement": "clusterplace.scheduling",
+    "why_not": "clusterplace.scheduling",
+    "what_if": "clusterplace.scheduling",
+    "IncrementalSchedule": "clusterplace.scheduling",
+    "evaluate": "clusterplace.placement",
+    "plan_replicas": "clusterplace.federation",
+    # the errors
+    "ClusterplaceError": "clusterplace.errors",
+    "InputError": "clusterplace.errors",
+    "InputErrors": "clusterplace.errors",
+    "Location": "clusterplace.errors",
+    "UnknownPlacementError": "clusterplace.errors",
+    "LoadError": "clusterplace.codecs",
+    "SelectorError": "clusterplace.labels",
+    "QuantityError": "clusterplace.quantity",
+}
+
+
+def test_the_top_level_offers_exactly_the_public_face() -> None:
+    import clusterplace
+
+    assert sorted(clusterplace.__all__) == sorted([*TOP_LEVEL, "__version__"])
+    assert set(clusterplace.__all__) <= set(dir(clusterplace))
+    for name, module in TOP_LEVEL.items():
+        assert getattr(clusterplace, name) is getattr(importlib.import_module(module), name)
+    errors = [name for name in TOP_LEVEL if name.endswith("Error")]
+    assert all(
+        issubclass(getattr(clusterplace, name), clusterplace.ClusterplaceError) for name in errors
+    )
+    assert all(callable(getattr(clusterplace, name)) for name in TOP_LEVEL)
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        _ = clusterplace.nope
+
+
+def test_a_star_import_gives_every_public_name() -> None:
+    namespace: dict[str, object] = {}
+    exec("from clusterplace import *", namespace)
+    assert set(TOP_LEVEL) <= set(namespace)
+
+
+def test_importing_clusterplace_loads_no_layer() -> None:
+    """``import clusterplace`` is cheap: the public names load when first used."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, clusterplace; "
+        "print(sorted(m for m in sys.modules if m.startswith('clusterplace.') "
+        "or m in ('numpy', 'pydantic', 'yaml')))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "['clusterplace.errors']"
+
+
+def test_the_public_face_walks_the_readme_path() -> None:
+    from datetime import UTC, datetime
+    from pathlib import Path
+
+    import clusterplace
+
+    now = datetime(2026, 1, 1, tzinfo=UTC)
+    fleet = clusterplace.load_fleet(Path(__file__).parents[1] / "examples" / "fleet")
+    result = clusterplace.schedule(fleet, now)
+    fates = clusterplace.explain_placement(result, "apps", "analytics")
+    assert {f.cluster for f in fates} == set(fleet.clusters)
+    rejected = next(f.cluster for f in fates if not f.selected)
+    answer = clusterplace.why_not(fleet, "apps", "analytics", rejected, now=now)
+    assert answer.cluster == rejected and not answer.selected
 
 
 def test_the_collector_pause_can_be_turned_off() -> None:
@@ -73,32 +139,6 @@ def test_the_decision_core_loads_no_yaml_parser() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
-
-
-def test_moved_reading_names_still_answer_with_a_warning() -> None:
-    api = importlib.import_module("clusterplace.api")
-    with pytest.warns(DeprecationWarning, match="clusterplace.codecs.load_fleet"):
-        assert callable(api.load_fleet)
-
-
-@pytest.mark.parametrize(
-    ("module", "old", "new"),
-    [
-        ("clusterplace.placement", "Condition", "ClusterCondition"),
-        ("clusterplace.placement", "PlacementSpec", "PlacementConstraints"),
-        ("clusterplace.placement", "PlacementResult", "Eligibility"),
-        ("clusterplace.api.cluster", "ClusterSelector", "ManagedClusterSelector"),
-    ],
-)
-def test_renamed_classes_answer_to_their_old_names_with_a_warning(
-    module: str, old: str, new: str
-) -> None:
-    """Names that clashed with another package's class were renamed; the old ones work
-    for one release."""
-    imported = importlib.import_module(module)
-    with pytest.warns(DeprecationWarning, match=new):
-        assert getattr(imported, old) is getattr(imported, new)
-    assert old not in imported.__all__
 
 
 def test_no_two_classes_share_a_name() -> None:

@@ -43,6 +43,19 @@ class InputError(ClusterplaceError):
         super().__init__(f"{where}: {message}" if where else message)
 
 
+class UnknownPlacementError(InputError, KeyError):
+    """No placement of that namespace and name (also a ``KeyError``: a lookup that
+    found nothing)."""
+
+    def __init__(self, namespace: str, name: str) -> None:
+        self.namespace = namespace
+        self.name = name
+        super().__init__(f'placement "{name}" not found in namespace "{namespace}"')
+
+    def __str__(self) -> str:  # the message, not KeyError's quoted repr of it
+        return InputError.__str__(self)
+
+
 MAX_REPORTED = 20  # problems listed in one message; the rest are counted
 
 

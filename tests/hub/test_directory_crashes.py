@@ -13,11 +13,14 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
 from clusterplace.hub.directory import run_directory_controller
 from tests.hub._directory import Controller, wait_for
 from tests.hub.test_directory_hub import write_big_fleet
+
+pytestmark = pytest.mark.slow
 
 TRIALS = 50
 

@@ -71,6 +71,7 @@ def changed_manifests(tmp_path_factory: pytest.TempPathFactory) -> str:
     return str(folder)
 
 
+@pytest.mark.slow
 @settings(
     max_examples=40,
     deadline=None,
@@ -111,6 +112,7 @@ def wider_fleet(tmp_path_factory: pytest.TempPathFactory) -> str:
     return str(folder)
 
 
+@pytest.mark.slow
 @settings(max_examples=15, deadline=None)
 @given(die_at=st.integers(1, 400))
 def test_a_killed_run_leaves_no_folder_a_clean_run_would_not_have(
@@ -128,6 +130,7 @@ def test_a_killed_run_leaves_no_folder_a_clean_run_would_not_have(
     assert tree(out) == clean_route  # no zz-extra/, not even empty
 
 
+@pytest.mark.slow
 def test_a_killed_run_leaves_the_old_or_the_new_folder_never_a_mix(
     tmp_path: Path, clean_route: dict[str, bytes | None], changed_manifests: str
 ) -> None:

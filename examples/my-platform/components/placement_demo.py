@@ -1,4 +1,4 @@
-"""The seed's placement-demo component: production cloud clusters, never a vcluster."""
+"""The placement-demo component: production cloud clusters, never a vcluster."""
 
 from clusterplace import defkit
 from clusterplace.defkit import Template

@@ -8,7 +8,6 @@
 
 from __future__ import annotations
 
-from clusterplace._deprecated import moved_names
 from clusterplace.api.addon import AddOnPlacementScore, AddOnPlacementScoreItem
 from clusterplace.api.base import Condition, KubeObject, ObjectMeta, OwnerReference
 from clusterplace.api.cluster import (
@@ -49,25 +48,3 @@ __all__ = [
     "PlacementDecision",
     "Taint",
 ]
-
-
-# Reading moved to clusterplace.codecs; the old names answer for one more release.
-_MOVED = frozenset(
-    {
-        "Document",
-        "LoadError",
-        "Loaded",
-        "Source",
-        "decode",
-        "expand_sources",
-        "load_fleet",
-        "read_documents",
-    }
-)
-
-
-__getattr__ = moved_names(
-    "clusterplace.api",
-    {name: ("clusterplace.codecs", name) for name in _MOVED},
-    "clusterplace.api.{old} moved to clusterplace.codecs.{new}",
-)

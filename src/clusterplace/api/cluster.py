@@ -6,7 +6,6 @@ from typing import Annotated, ClassVar, Literal
 
 from pydantic import Field, StringConstraints
 
-from clusterplace._deprecated import moved_names
 from clusterplace.api.base import (
     Condition,
     KubeModel,
@@ -151,12 +150,3 @@ class ManagedClusterSetBinding(KubeObject):
 
     spec: ManagedClusterSetBindingSpec
     status: ConditionsStatus | None = None
-
-
-# The old name, which clashed with the Placement predicate's ClusterSelector.
-__getattr__ = moved_names(
-    "clusterplace.api.cluster",
-    {"ClusterSelector": ("clusterplace.api.cluster", "ManagedClusterSelector")},
-    "clusterplace.api.cluster.{old} is now {new} (upstream's name; the old one goes away "
-    "in the next release)",
-)

@@ -8,16 +8,37 @@ import socket
 import time
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from clusterplace.cli._common import load_hub, now_option, warn, warn_unknown
 from clusterplace.codecs import expand_sources, load_fleet
 from clusterplace.errors import InputError, shorten
-from clusterplace.web.events import EventFeed, read_event_log
-from clusterplace.web.state import FleetSource
+
+if TYPE_CHECKING:
+    from clusterplace.web.state import FleetSource
 
 __all__ = ["serve"]
+
+# What the serve extra installs: the explorer is loaded only when serve runs, so the
+# rest of the CLI (and its --help) works without them.
+SERVE_EXTRA = ("fastapi", "starlette", "uvicorn", "jinja2")
+
+
+def require_serve_extra() -> None:
+    """Import the explorer's dependencies, or say how to install them."""
+    try:
+        import fastapi  # noqa: F401
+        import jinja2  # noqa: F401
+        import uvicorn  # noqa: F401
+    except ModuleNotFoundError as err:
+        if (err.name or "").partition(".")[0] not in SERVE_EXTRA:
+            raise
+        raise click.ClickException(
+            "the fleet explorer needs the serve extra: pip install 'clusterplace[serve]' "
+            f"(no module named {err.name!r})"
+        ) from None
 
 
 @click.command("serve")
@@ -75,6 +96,7 @@ def serve(
     Read-only: nothing is written to the hub or to disk; what-if edits stay in the
     browser tab. Listens on 127.0.0.1 unless --host says otherwise.
     """
+    require_serve_extra()
     import uvicorn
 
     from clusterplace.defkit.module import load_module
@@ -139,6 +161,8 @@ def fleet_source(
     """Where the explorer reads the fleet: ``-f`` files once, or a hub followed live
     (its controller's output in ``out``, default ``HUB/.clusterplace``)."""
     from clusterplace.hub.directory.layout import DEFAULT_OUT
+    from clusterplace.web.events import read_event_log
+    from clusterplace.web.state import FleetSource
 
     if out is not None and hub is None:
         raise click.UsageError("--out goes with --hub")
@@ -175,6 +199,8 @@ def kube_source(kubeconfig: Path, context: str | None) -> FleetSource:
     from clusterplace.api import Fleet
     from clusterplace.hub.kubernetes.listing import list_hub_objects, list_placement_events
     from clusterplace.hub.kubernetes.run import KubeOptions
+    from clusterplace.web.events import EventFeed
+    from clusterplace.web.state import FleetSource
 
     options = KubeOptions(kubeconfig=kubeconfig, context=context)
     feed = EventFeed(lambda: list_placement_events(options), every=KUBE_EVENTS_S)

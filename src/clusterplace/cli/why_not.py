@@ -26,7 +26,7 @@ def print_why_not(
 ) -> None:
     run = IncrementalSchedule(load(filenames, recursive), now=now)
     pick(run.result, name, namespace)  # the same "not found" message as explain
-    answer = why_not(run, (namespace, name), cluster)
+    answer = why_not(run, namespace, name, cluster)
     if output in ("yaml", "json"):
         data = {
             "apiVersion": "clusterplace.io/v1alpha1",

@@ -2,20 +2,35 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 
 from clusterplace.api.fleet import Fleet
 from clusterplace.codecs.loader import LoadError, decode, read_documents
-from clusterplace.codecs.sources import Source
+from clusterplace.codecs.sources import Source, expand_sources
 from clusterplace.errors import InputError
 
 __all__ = ["load_fleet"]
 
 
-def load_fleet(sources: Sequence[Source]) -> Fleet:
+def load_fleet(
+    sources: str | os.PathLike[str] | Sequence[Source | str | os.PathLike[str]],
+    *,
+    recursive: bool = False,
+) -> Fleet:
     """Read, validate and index ``sources``; an object defined twice is an error naming
-    both places. Raises :class:`LoadError` listing every problem."""
-    loaded = decode(read_documents(sources))
+    both places. Raises :class:`LoadError` listing every problem.
+
+    ``sources`` are :class:`Source` s (from :func:`expand_sources`) or paths of files
+    and folders, read as ``-f`` reads them (``recursive``: subfolders too); given both,
+    the sources are read first, then the paths. One path may be given alone.
+    """
+    given = [sources] if isinstance(sources, str | os.PathLike) else list(sources)
+    ready = [s for s in given if isinstance(s, Source)]
+    paths = [os.fspath(s) for s in given if not isinstance(s, Source)]
+    if paths:
+        ready += expand_sources(paths, recursive=recursive)
+    loaded = decode(read_documents(ready))
     fleet = Fleet(unknown=loaded.unknown)
     problems: list[InputError] = []
     for obj in loaded.objects:

@@ -1,6 +1,6 @@
 """Texts to documents to typed objects, with errors that say file, line, object and field.
 
-The happy path is native YAML parsing (``api.fast_yaml``, else ``yaml.load_all`` with
+The happy path is native YAML parsing (``codecs.fast_yaml``, else ``yaml.load_all`` with
 libyaml) plus pydantic validation; lines are found only when something is wrong, by
 re-reading that one text's node tree.
 """

@@ -19,6 +19,7 @@ from clusterplace.defkit.definitions import (
 )
 from clusterplace.defkit.params import (
     Param,
+    ParamError,
     bool_param,
     enum_param,
     float_param,
@@ -35,6 +36,7 @@ __all__ = [
     "Definition",
     "DefinitionError",
     "Param",
+    "ParamError",
     "PolicyDefinition",
     "Resource",
     "Template",

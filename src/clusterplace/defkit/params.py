@@ -7,9 +7,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from clusterplace.defkit import cue
+from clusterplace.errors import ClusterplaceError
 
 __all__ = [
     "Param",
+    "ParamError",
     "bool_param",
     "enum_param",
     "float_param",
@@ -20,6 +22,10 @@ __all__ = [
 ]
 
 _UNSET: Any = object()
+
+
+class ParamError(ClusterplaceError, ValueError):
+    """A parameter that cannot be declared (an enum with no values)."""
 
 
 class Param:
@@ -133,5 +139,5 @@ def map_param(name: str, of: str = "string") -> Param:
 def enum_param(name: str, values: Sequence[str]) -> Param:
     """One of ``values`` (a string disjunction)."""
     if not values:
-        raise ValueError(f"enum parameter {name!r} needs at least one value")
+        raise ParamError(f"enum parameter {name!r} needs at least one value, none given")
     return Param(name, " | ".join(json.dumps(v) for v in values), enum=True)

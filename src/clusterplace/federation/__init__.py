@@ -11,6 +11,7 @@ from clusterplace.federation.cluster_selector import (
 from clusterplace.federation.division import (
     DivisionError,
     DivisionWarning,
+    WorkloadFieldError,
     divide_one,
     divide_workloads,
     preferences_annotation,
@@ -55,6 +56,7 @@ __all__ = [
     "ReplicaPreferences",
     "Routed",
     "RoutingError",
+    "WorkloadFieldError",
     "WorkloadState",
     "check_observed",
     "divide_one",

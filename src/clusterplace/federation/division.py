@@ -24,6 +24,7 @@ from clusterplace.federation.routing import Routed
 __all__ = [
     "DivisionError",
     "DivisionWarning",
+    "WorkloadFieldError",
     "divide_workloads",
     "preferences_annotation",
     "spec_replicas",
@@ -31,6 +32,11 @@ __all__ = [
 ]
 
 Path = tuple[str | int, ...]
+
+
+class WorkloadFieldError(ClusterplaceError, ValueError):
+    """A workload field the division cannot read: ``spec.replicas`` or the preferences
+    annotation."""
 
 
 class DivisionError(ClusterplaceError, ValueError):
@@ -56,18 +62,19 @@ def preferences_annotation(obj: Mapping[str, Any]) -> str:
 
 
 def spec_replicas(obj: Mapping[str, Any]) -> int:
-    """``spec.replicas``, 1 when absent (the API server's default). Raises ValueError
-    for anything but a non-negative integer."""
+    """``spec.replicas``, 1 when absent (the API server's default). Raises
+    :class:`WorkloadFieldError` (a ``ValueError``) for anything but a non-negative
+    integer."""
     spec = obj.get("spec")
     value = spec.get("replicas") if isinstance(spec, Mapping) else None
     if value is None:
         return 1
     if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"must be an integer, not {value!r}")
+        raise WorkloadFieldError(f"must be an integer, not {value!r}")
     if value < 0:
-        raise ValueError(f"must not be negative, not {value}")
+        raise WorkloadFieldError(f"must not be negative, not {value}")
     if value > 2**31 - 1:
-        raise ValueError(f"must fit in an int32 (at most 2147483647), not {value}")
+        raise WorkloadFieldError(f"must fit in an int32 (at most 2147483647), not {value}")
     return value
 
 
@@ -90,7 +97,7 @@ def _preferences_text(obj: Mapping[str, Any]) -> str | None:
     annotation = preferences_annotation(obj)
     text = ((obj.get("metadata") or {}).get("annotations") or {}).get(annotation)
     if text is not None and not isinstance(text, str):
-        raise ValueError(f"must be a string, not {type(text).__name__}")
+        raise WorkloadFieldError(f"must be a string, not {type(text).__name__}")
     return text
 
 
@@ -102,8 +109,9 @@ def divide_one(
     now: datetime,
     division: str = "upstream",
 ) -> Divided:
-    """The division of one workload among ``clusters``. Raises ValueError for a bad
-    ``spec.replicas`` or a preferences annotation that is not a string."""
+    """The division of one workload among ``clusters``. Raises
+    :class:`WorkloadFieldError` (a ``ValueError``) for a bad ``spec.replicas`` or a
+    preferences annotation that is not a string."""
     replicas = spec_replicas(obj)
     text = _preferences_text(obj)
     key = workload_key(obj)

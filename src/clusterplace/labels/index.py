@@ -10,12 +10,18 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from clusterplace.labels.requirement import Operator, Requirement
 from clusterplace.labels.selector import Selector
 from clusterplace.labels.validation import parse_go_int64
+
+if TYPE_CHECKING:
+    import numpy as np
+
+# numpy is imported where an index is built or read, not with the module: parsing and
+# matching selectors (the CLI's everyday work) never needs it, and it costs more to
+# import than the rest of clusterplace.labels.
 
 __all__ = ["LabelIndex"]
 
@@ -24,6 +30,8 @@ class LabelIndex:
     """Positions of label sets by key and value; ``select`` evaluates a selector."""
 
     def __init__(self, label_sets: Iterable[Mapping[str, str]]) -> None:
+        import numpy as np
+
         postings: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
         size = 0
         for position, labels in enumerate(label_sets):
@@ -41,12 +49,16 @@ class LabelIndex:
         }
 
     def _mask(self, positions: Iterable[np.ndarray]) -> np.ndarray:
+        import numpy as np
+
         mask = np.zeros(self.size, dtype=bool)
         for ids in positions:
             mask[ids] = True
         return mask
 
     def _requirement(self, req: Requirement) -> np.ndarray:
+        import numpy as np
+
         by_value = self._values.get(req.key, {})
         op = req.operator
         if op in (Operator.IN, Operator.EQUALS, Operator.DOUBLE_EQUALS):
@@ -70,6 +82,8 @@ class LabelIndex:
 
     def select(self, selector: Selector) -> np.ndarray:
         """A boolean mask: True where the label set at that position matches ``selector``."""
+        import numpy as np
+
         if selector.is_nothing:
             return np.zeros(self.size, dtype=bool)
         mask = np.ones(self.size, dtype=bool)
@@ -79,4 +93,6 @@ class LabelIndex:
 
     def positions(self, selector: Selector) -> np.ndarray:
         """The positions (ascending) of the label sets that match ``selector``."""
+        import numpy as np
+
         return np.flatnonzero(self.select(selector))

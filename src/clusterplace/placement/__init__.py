@@ -7,7 +7,6 @@
 'runOn conditions satisfied: provider in (aws, gcp)'
 """
 
-from clusterplace._deprecated import moved_names
 from clusterplace.placement.cluster_identity import (
     CLUSTER_IDENTITY_CONFIGMAP,
     CLUSTER_IDENTITY_NAMESPACE,
@@ -74,18 +73,3 @@ __all__ = [
     "get_effective_placement",
     "validate_placement",
 ]
-
-# Renamed so that no two packages define a class of the same name (the OCM models in
-# clusterplace.api have Condition and PlacementSpec): old name -> (module, new name).
-_RENAMED = {
-    "Condition": ("clusterplace.placement.conditions", "ClusterCondition"),
-    "PlacementSpec": ("clusterplace.placement.spec", "PlacementConstraints"),
-    "PlacementResult": ("clusterplace.placement.spec", "Eligibility"),
-}
-
-
-__getattr__ = moved_names(
-    "clusterplace.placement",
-    _RENAMED,
-    "clusterplace.placement.{old} is now {new} (the old name goes away in the next release)",
-)

@@ -5,14 +5,12 @@
 >>> result = schedule(load_fleet(expand_sources(["examples/fleet"])))  # doctest: +SKIP
 >>> explain_placement(result, "apps", "analytics")  # doctest: +SKIP
 
-The public face is what ``__all__`` lists (see docs/api.md). The pipeline's internals
-live in the submodules; importing them from here still works for one release, with a
-DeprecationWarning.
+The public face is what ``__all__`` lists (see docs/api.md); the pipeline's internals
+live in the submodules.
 """
 
 from __future__ import annotations
 
-from clusterplace._deprecated import moved_names
 from clusterplace.scheduling.counterfactual import Suggestion, WhyNot, why_not
 from clusterplace.scheduling.edits import Edit, EditError, parse_edit, parse_edits
 from clusterplace.scheduling.explain import ClusterExplanation, explain, explain_placement
@@ -44,19 +42,3 @@ __all__ = [
     "what_if",
     "why_not",
 ]
-
-# Formerly exported here; now private to the pipeline: (module, name) they live at.
-_MOVED = {
-    "DecisionStore": ("clusterplace.scheduling.snapshot", "DecisionStore"),
-    "Snapshot": ("clusterplace.scheduling.snapshot", "Snapshot"),
-    "Outcome": ("clusterplace.scheduling.pipeline", "Outcome"),
-    "schedule_placement": ("clusterplace.scheduling.pipeline", "run_pipeline"),
-}
-
-
-__getattr__ = moved_names(
-    "clusterplace.scheduling",
-    _MOVED,
-    "clusterplace.scheduling.{old} is internal; use {module}.{new} "
-    "(this alias goes away in the next release)",
-)

@@ -18,7 +18,7 @@ from typing import Any
 
 from clusterplace.api import CLUSTERSET_LABEL, Fleet, Placement, Taint
 from clusterplace.api.placement import Toleration
-from clusterplace.errors import InputError
+from clusterplace.errors import InputError, UnknownPlacementError
 from clusterplace.labels import Operator, Selector, SelectorError, from_label_selector
 from clusterplace.labels import from_requirements as claim_selector
 from clusterplace.scheduling.candidates import set_selector
@@ -130,23 +130,22 @@ class _Found:
 
 def why_not(
     fleet: Fleet | IncrementalSchedule,
-    placement_ref: str | tuple[str, str],
+    namespace: str,
+    name: str,
     cluster: str,
     now: datetime | None = None,
 ) -> WhyNot:
-    """Why placement ``placement_ref`` (``"NS/NAME"`` or ``(ns, name)``) does not select
-    ``cluster``, with verified :class:`Suggestion` s, fewest edits first.
+    """Why placement ``name`` of ``namespace`` does not select ``cluster``, with
+    verified :class:`Suggestion` s, fewest edits first.
 
     ``fleet`` may be an :class:`IncrementalSchedule` already run (its result is used and
-    left as it was), else it is scheduled at ``now``. Raises :class:`InputError` for an
-    unknown placement or cluster.
+    left as it was), else it is scheduled at ``now``. Raises
+    :class:`~clusterplace.errors.UnknownPlacementError` for an unknown placement and
+    :class:`InputError` for an unknown cluster.
     """
     run = fleet if isinstance(fleet, IncrementalSchedule) else IncrementalSchedule(fleet, now)
-    namespace, name = (
-        placement_ref if isinstance(placement_ref, tuple) else _split_ref(placement_ref)
-    )
     if run.result.get(namespace, name) is None:
-        raise InputError(f'placement "{name}" not found in namespace "{namespace}"')
+        raise UnknownPlacementError(namespace, name)
     if cluster not in run.fleet.clusters:
         raise InputError(f"no ManagedCluster {cluster} in the fleet")
     state = _Search(run, namespace, name, cluster)
@@ -168,13 +167,6 @@ def why_not(
     # Fewest edits first; among equals, changes to the cluster before the placement's.
     ordered = sorted(found.values(), key=lambda s: (len(s.edits), _placement_edits(s)))
     return WhyNot(ref, cluster, False, fate.stage, fate.reason, tuple(ordered), tuple(state.notes))
-
-
-def _split_ref(ref: str) -> tuple[str, str]:
-    namespace, slash, name = ref.partition("/")
-    if not slash or not namespace or not name or "/" in name:
-        raise InputError(f"{ref!r} is not a placement reference NAMESPACE/NAME")
-    return namespace, name
 
 
 def _placement_edits(suggestion: Suggestion) -> int:

@@ -7,6 +7,7 @@ from typing import Any
 
 from clusterplace.api import Placement
 from clusterplace.api.base import format_time
+from clusterplace.errors import UnknownPlacementError
 from clusterplace.scheduling.candidates import set_selector
 from clusterplace.scheduling.framework import Code
 from clusterplace.scheduling.pipeline import Outcome
@@ -93,10 +94,11 @@ def explain_placement(
     result: ScheduleResult, namespace: str, name: str
 ) -> list[ClusterExplanation]:
     """Why each cluster was or was not selected by placement ``namespace/name`` of a run
-    (``KeyError`` when the run has no such placement)."""
+    (:class:`~clusterplace.errors.UnknownPlacementError` when the run has no such
+    placement)."""
     found = result.get(namespace, name)
     if found is None:
-        raise KeyError(f"no placement {namespace}/{name}")
+        raise UnknownPlacementError(namespace, name)
     return explain(result.snapshot, found)
 
 

@@ -151,7 +151,7 @@ def placement_why_not(request: Request, namespace: str, name: str, cluster: str)
     state = explorer(request)
     try:
         with state.lock:
-            answer = why_not(state.run, (namespace, name), cluster)
+            answer = why_not(state.run, namespace, name, cluster)
     except ClusterplaceError as err:
         return problem(404, str(err))
     return {**answer.to_dict(), "hubProblem": state.problem}
