@@ -215,6 +215,7 @@ def controller(
         raise click.UsageError(
             f"{', '.join(_flag(m) for m in misplaced)}: only with --kubeconfig or --in-cluster"
         )
+    from clusterplace.controller.reconciler import synced_text
     from clusterplace.hub.directory import run_directory_controller
 
     if now is not None and not once:
@@ -231,7 +232,8 @@ def controller(
     )
     if once:
         click.echo(
-            f"synced {summary.syncs} placements: {summary.writes} writes, {summary.events} events"
+            f"{synced_text(summary.syncs, summary.placements)}: "
+            f"{summary.writes} writes, {summary.events} events"
         )
         failed = False
         if summary.invalid_files:

@@ -35,7 +35,7 @@ from clusterplace.controller.sync import SyncPlan, Write, plan_sync, score_expir
 from clusterplace.errors import ClusterplaceError
 from clusterplace.scheduling.events import Event
 
-__all__ = ["HubSourceEnded", "Reconciler", "SyncObserver", "SyncStats"]
+__all__ = ["HubSourceEnded", "Reconciler", "SyncObserver", "SyncStats", "synced_text"]
 
 DEFAULT_RESYNC = 600.0  # seconds: upstream's informer resync period
 AWAITING_ECHO = "the echoes of its last writes have not arrived yet"
@@ -43,6 +43,12 @@ UNCHANGED = "no change since its last plan reached it"
 # With --once, a placement synced this many times in one run (each sync writing, and the
 # echo of the write enqueuing it again) has not settled: it is left as it is.
 SETTLE_LIMIT = 32
+
+
+def synced_text(syncs: int, placements: int) -> str:
+    """``synced 5 placements`` (``(8 syncs)`` added when echoes synced some again)."""
+    more = f" ({syncs} syncs)" if syncs != placements else ""
+    return f"synced {placements} placements{more}"
 
 
 class HubSourceEnded(ClusterplaceError):
@@ -54,6 +60,7 @@ class SyncStats:
     """Counters since start (the controller's log reads them)."""
 
     syncs: int = 0
+    placements: int = 0  # distinct placements synced by the last drain
     hinted: int = 0  # syncs passed over: no change since the last plan reached it
     awaiting: int = 0  # syncs put off until the echoes of earlier writes arrived
     writes: int = 0
@@ -299,6 +306,7 @@ class Reconciler:
         was synced :data:`SETTLE_LIMIT` times, each sync writing again."""
         count = 0
         runs: Counter[Key] = Counter()
+        self.stats.placements = 0
         while not (stop is not None and stop.is_set()) and (key := self.queue.pop()) is not None:
             try:
                 runs[key] += 1
@@ -313,6 +321,7 @@ class Reconciler:
                 await self.sync(key)
             finally:
                 self.queue.done(key)
+                self.stats.placements = len(runs)
             count += 1
             if count % 64 == 0:
                 await asyncio.sleep(0)  # let a watch deliver changes meanwhile
@@ -336,7 +345,8 @@ class Reconciler:
                     await self._flush()
                     writes = self.stats.writes - before[0]
                     events = self.stats.events - before[1]
-                    self.log(f"synced {synced} placements: {writes} writes, {events} events")
+                    done = synced_text(synced, self.stats.placements)
+                    self.log(f"{done}: {writes} writes, {events} events")
                 if self.resync is not None and self.queue.clock() - last_resync >= self.resync:
                     last_resync = self.queue.clock()
                     self.enqueue_all()

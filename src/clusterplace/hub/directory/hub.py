@@ -58,6 +58,7 @@ class RunSummary:
     errors: int  # syncs that failed, and last good versions that could not be written
     temporaries_removed: int
     invalid_files: int = 0  # hub files (or folders) that could not be read as they are
+    placements: int = 0  # distinct placements synced (syncs counts the echoes' too)
 
 
 class DirectoryHub:
@@ -292,7 +293,9 @@ def run_directory_controller(
         stats = reconciler.stats
         errors = stats.errors + hub.folder.write_errors
         invalid = hub.invalid_files
-        return RunSummary(stats.syncs, stats.writes, stats.events, errors, removed, invalid)
+        return RunSummary(
+            stats.syncs, stats.writes, stats.events, errors, removed, invalid, stats.placements
+        )
 
 
 @contextlib.contextmanager

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from clusterplace.controller import Reconciler
+from clusterplace.controller.reconciler import synced_text
 from clusterplace.errors import InputError
 from clusterplace.hub.kubernetes.api import HubApi
 from clusterplace.hub.kubernetes.election import ElectionTimes, LeaderElector
@@ -187,7 +188,7 @@ class _Controller:
         synced = await reconciler.drain(stop)
         self.readiness.synced = True
         self.report(
-            f"listed {len(objects)} objects; synced {synced} placements: "
+            f"listed {len(objects)} objects; {synced_text(synced, reconciler.stats.placements)}: "
             f"{reconciler.stats.writes - before} writes; watching"
         )
         try:
