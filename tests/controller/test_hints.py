@@ -17,6 +17,7 @@ from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -25,7 +26,16 @@ from clusterplace.controller import ObjectChange, Reconciler, Write
 from clusterplace.controller.state import HubState
 from clusterplace.scheduling.snapshot import Snapshot
 from tests.controller._helpers import Clocks, MemorySink, make_reconciler, run
-from tests.scheduling._helpers import NS, cluster, decision, placement, score, world
+from tests.scheduling._helpers import (
+    NS,
+    builtin,
+    cluster,
+    decision,
+    placement,
+    score,
+    taint,
+    world,
+)
 from tests.scheduling.test_incremental import ZONES, World, changes, worlds
 
 SKIPPED: list[int] = []  # syncs passed over per example (a last test checks there were some)
@@ -298,8 +308,12 @@ def test_a_change_the_placement_reads_is_synced() -> None:
     old = reconciler.state.fleet.clusters["c1"]
     reconciler.observe([ObjectChange(old, cluster("c1", labels={"zone": ZONES[1]}))])
     syncs = reconciler.stats.syncs
+    hinted = reconciler.stats.hinted
     run(reconciler)
-    assert reconciler.stats.syncs == syncs + 2  # the sync, and the one its echo asks for
+    # The sync; the echo of its writes enqueues it again, and as they came back as
+    # planned (and it reads none of them), it is passed over.
+    assert reconciler.stats.syncs == syncs + 1
+    assert reconciler.stats.hinted == hinted + 1
     assert reconciler.state.fleet.decisions  # the decision lost c1
 
 
@@ -323,3 +337,54 @@ def test_balance_counts_moved_by_another_placement_make_a_ranked_placement_stale
     reconciler.enqueue_all()
     run(reconciler)
     assert [pd.cluster_names for pd in reconciler.state.owned(p2)] == [["c3"]]
+
+
+def test_own_writes_coming_back_as_planned_keep_the_record_and_others_edits_do_not() -> None:
+    objects = world(cluster("c1"), cluster("c2"))
+    reconciler, sink, _ = make_reconciler(objects)
+    run(reconciler)
+    assert reconciler.stats.syncs == 1 and reconciler.stats.hinted == 1  # the echo, passed over
+    (pd,) = reconciler.state.owned((NS, "placement1"))
+    assert pd.cluster_names == ["c1", "c2"]
+    # Someone else empties it: the placement is planned again and repairs it.
+    status = pd.status.model_copy(update={"decisions": pd.status.decisions[1:]})
+    reconciler.observe([ObjectChange(pd, pd.model_copy(update={"status": status}))])
+    writes = len(sink.log)
+    run(reconciler)
+    assert len(sink.log) == writes + 1
+    (pd,) = reconciler.state.owned((NS, "placement1"))
+    assert pd.cluster_names == ["c1", "c2"]
+
+
+def _both(objects: list[KubeObject]) -> list[tuple[list[Any], list[Any]]]:
+    """What a controller with hints and one planning every queued placement write and
+    emit on ``objects`` (each write published back at once), then after a resync."""
+    out = []
+    for hints in (True, False):
+        sink, clocks = MemorySink(), Clocks()
+        reconciler = Reconciler(sink, now=clocks.now, clock=clocks.clock, resync=None, hints=hints)
+        sink.publish = reconciler.observe
+        reconciler.boot(objects)
+        run(reconciler)
+        reconciler.enqueue_all()
+        run(reconciler)
+        out.append((_writes(sink), _events(sink)))
+    return out
+
+
+@pytest.mark.parametrize(
+    "case",
+    ["steady-negative", "no-select-if-new"],
+)
+def test_plans_that_read_their_own_decisions_are_planned_again_after_writing(case: str) -> None:
+    """A plan whose result depends on its own decisions (a negative Steady weight
+    flips it at every sync; a NoSelectIfNew taint admits only clusters it already has)
+    keeps no record once it wrote: the echo plans it again, as upstream's does."""
+    if case == "steady-negative":
+        policy = {"mode": "Exact", "configurations": [builtin("Steady", -1)]}
+        objects = world(cluster("c1"), cluster("c2"), numberOfClusters=1, prioritizerPolicy=policy)
+    else:
+        tainted = cluster("c2", taints=[taint("new", effect="NoSelectIfNew")])
+        objects = world(cluster("c1"), tainted, numberOfClusters=1)
+    hinted, reference = _both(objects)
+    assert hinted == reference

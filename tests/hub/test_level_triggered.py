@@ -221,3 +221,19 @@ def test_a_moved_placement_keeps_its_decisions(tmp_path: Path) -> None:
     finally:
         assert controller.stop() == 0
     assert "deleted" not in controller.text()
+
+
+def test_odd_list_items_are_skipped_at_start(kubehub: KubeHub) -> None:
+    kubehub.fleet({"c0": PROD, "c1": DEV})
+    kubehub.placement("p", ONLY_PROD)
+    kubehub.emulator.list_odd_items(
+        "managedclusters", ["a string", {"kind": "ManagedCluster", "metadata": "a string"}]
+    )
+    controller = _start(kubehub)
+    try:
+        wait_for(lambda: kubehub.decisions() == {"p-decision-1": ["c0"]})
+        assert "a list item that is not an object" in controller.text()
+        assert "without a readable metadata.name" in controller.text()
+    finally:
+        assert controller.stop() == 0, controller.text()
+    assert "Traceback" not in controller.text()

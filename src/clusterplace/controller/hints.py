@@ -33,12 +33,14 @@ placement writes, with changes arriving at every await of its writes
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 
 import numpy as np
 
-from clusterplace.api import ManagedCluster, Placement
+from clusterplace.api import ManagedCluster, Placement, PlacementDecision
+from clusterplace.api.placement import PlacementStatus
 from clusterplace.controller.changes import Key
 from clusterplace.scheduling.candidates import CandidatesIndex, CandidatesKey, candidates_key
 from clusterplace.scheduling.filters.chain import FILTERS, depends_on_time
@@ -76,6 +78,11 @@ class SyncRecord:
     balance: bool  # Balance ranked the clusters and scores chose them
     balance_max: int  # the largest count Balance divided by (when ``balance``)
     addon_resources: frozenset[str]  # the add-on scores its prioritizers read
+    # What the plan writes of its own (when it writes): the placement's own decisions
+    # and status coming back exactly as planned leave the record standing, since a plan
+    # the record is kept for does not read them (see sync_record).
+    writes: Mapping[str, PlacementDecision | None] = field(default_factory=dict)
+    status: PlacementStatus | None = None
 
 
 def sync_record(
@@ -84,14 +91,20 @@ def sync_record(
     result: PlacementResult,
     now: datetime,
     requeue_after: timedelta | None,
+    writes: Mapping[str, PlacementDecision | None],
 ) -> SyncRecord | None:
     """The record of a plan of ``planned_from`` (the cache's object) at ``now`` that
-    gave ``result`` and asked to run again after ``requeue_after`` (when a score it
-    ranks by expires), or None when the plan cannot vouch for its inputs (it failed,
-    warned, was skipped, or depends on time)."""
+    gave ``result``, asked to run again after ``requeue_after`` (when a score it ranks
+    by expires) and writes ``writes`` (its own decisions by name, None for a delete),
+    or None when the plan cannot vouch for its inputs (it failed, warned, was skipped,
+    or depends on time), or when planning again once its own decisions are written may
+    not agree with it."""
     outcome = result.outcome
     placement = result.placement
     if outcome is None or result.status.code is not Code.SUCCESS or depends_on_time(placement):
+        return None
+    if writes and _selects_only_if_old(snapshot, outcome.candidates.positions):
+        # NoSelectIfNew reads the placement's own decisions, which the plan changes.
         return None
     wanted = placement.spec.number_of_clusters
     chose = bool(outcome.raw_scores) and (
@@ -99,6 +112,8 @@ def sync_record(
         or bool(spread_constraints(placement))
         or placement.spec.sort_by == "Score"
     )
+    if writes and chose and not _steady_settles(placement, outcome.weights):
+        return None
     ctx = Context(placement, snapshot, now)
     weighted, _, _ = snapshot.index_of(Policies).prioritizers(placement)
     addons = frozenset(
@@ -122,7 +137,28 @@ def sync_record(
             largest_count(snapshot.decisions, placement.namespace, placement.name) if balance else 0
         ),
         addon_resources=addons,
+        writes=writes,
+        status=placement.status,
     )
+
+
+def _steady_settles(placement: Placement, weights: dict[str, int]) -> bool:
+    """Whether planning again once the placement's own decisions are written selects
+    the same clusters, though Steady reads those decisions: with a positive weight
+    Steady only lifts the clusters just selected, so the top ones stay on top; a
+    negative weight pushes them down (the placement flips at every sync), and spread
+    selection or decisions that carry scores may move."""
+    steady = weights.get("Steady", 0)
+    if steady == 0:
+        return True
+    return steady > 0 and not spread_constraints(placement) and placement.spec.sort_by != "Score"
+
+
+def _selects_only_if_old(snapshot: Snapshot, positions: np.ndarray) -> bool:
+    """Whether a cluster at ``positions`` has a NoSelectIfNew taint."""
+    tainted = positions[snapshot.tainted[positions]]
+    clusters = snapshot.cluster_list
+    return any(t.effect == "NoSelectIfNew" for p in tainted.tolist() for t in clusters[p].taints)
 
 
 class QueueingHints:
@@ -153,6 +189,28 @@ class QueueingHints:
 
     def __len__(self) -> int:
         return len(self._records)
+
+    def decision_as_planned(self, key: Key, name: str, new: PlacementDecision | None) -> bool:
+        """Whether placement ``key``'s own decision ``name`` is now (``new``; None: gone)
+        exactly what its recorded plan wrote, so that the record stands."""
+        found = self._records.get(key)
+        if found is None or name not in found.writes:
+            return False
+        wanted = found.writes[name]
+        if wanted is None or new is None:
+            return wanted is None and new is None
+        return wanted.status.decisions == new.status.decisions and wanted.labels == new.labels
+
+    def status_as_planned(self, key: Key, old: Placement, new: Placement) -> bool:
+        """Whether placement ``key`` changed from ``old`` only in its status, to the
+        status its recorded plan wrote; the record then follows the new object."""
+        found = self._records.get(key)
+        if found is None or found.placement is not old or new.status != found.status:
+            return False
+        if old.model_copy(update={"status": new.status}) != new:
+            return False
+        self._records[key] = replace(found, placement=new)
+        return True
 
     def stale(self, key: Key) -> None:
         found = self._records.pop(key, None)

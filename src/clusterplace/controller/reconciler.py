@@ -191,9 +191,9 @@ class Reconciler:
             if self.observer is not None:
                 self.observer.scheduled(planned - started)
             self.stats.syncs += 1
-            if plan.record is not None and not plan.writes and plan.status is None:
-                # A converged plan, made from the cache before any await: it holds until
-                # a change that reaches it arrives.
+            if plan.record is not None:
+                # Made from the cache, before any await: it holds until a change that
+                # reaches it arrives (its own writes coming back as planned do not).
                 self.state.hints.remember(key, plan.record)
             else:
                 self.state.hints.stale(key)

@@ -119,7 +119,14 @@ class HubState:
         if isinstance(obj, PlacementDecision):
             self._decision_changed(old, new)
         elif isinstance(obj, Placement):
-            self.hints.stale((obj.namespace, obj.name))
+            key = (obj.namespace, obj.name)
+            own = (
+                isinstance(old, Placement)
+                and isinstance(new, Placement)
+                and self.hints.status_as_planned(key, old, new)
+            )
+            if not own:
+                self.hints.stale(key)
         elif isinstance(obj, AddOnPlacementScore):
             self._expiries.pop(obj.name, None)
             if snapshot is not None:
@@ -151,8 +158,14 @@ class HubState:
                     self._drop_snapshot()  # an unlabelled decision: Balance counts it too
                 else:
                     owners.add(owner)
-        for owner in owners:  # its own decisions changed: plan it again
-            self.hints.stale(owner)
+        changed = new if new is not None else old
+        name = changed.name if changed is not None else ""
+        after = new if isinstance(new, PlacementDecision) else None
+        for owner in owners:
+            # Its own decisions changed: plan it again, unless they are now what its
+            # recorded plan wrote (a plan that does not read them: hints.sync_record).
+            if len(owners) > 1 or not self.hints.decision_as_planned(owner, name, after):
+                self.hints.stale(owner)
         snapshot = self._snapshot
         if snapshot is not None:
             for owner in owners:

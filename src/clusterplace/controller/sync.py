@@ -97,7 +97,12 @@ def plan_sync(state: HubState, key: Key, now: datetime) -> SyncPlan:
     # reported, not retried: retrying cannot change it (docs/controller.md).
     plan.retry = result.status.code in (Code.ERROR, Code.MISCONFIGURED)
     if not plan.retry:
-        plan.record = sync_record(snapshot, placement, result, now, plan.requeue_after)
+        writes: dict[str, PlacementDecision | None] = {
+            w.name: None if w.action == "delete" else w.decision
+            for w in plan.writes
+            if not w.interim
+        }
+        plan.record = sync_record(snapshot, placement, result, now, plan.requeue_after, writes)
     return plan
 
 
