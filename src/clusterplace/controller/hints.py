@@ -276,10 +276,14 @@ class QueueingHints:
                 if ADDON_SCORES in record.filters_read or resource in record.addon_resources:
                     self.stale(key)
 
-    def counts_changed(self, snapshot: Snapshot, changes: Counter[str]) -> None:
+    def counts_changed(
+        self, snapshot: Snapshot, changes: Counter[str], owner: Key | None = None
+    ) -> None:
         """The decisions of the hub name clusters more or fewer times (``changes``: the
         change of count by cluster name): Balance scores move for the placements that
-        rank a changed cluster, or whose largest count moves.
+        rank a changed cluster, or whose largest count moves. ``owner``, the placement
+        whose own decisions changed, is left alone: Balance leaves a placement's own
+        decisions out of its counts.
 
         A placement's own decisions name only clusters it ranked (it selected them), so
         for the others its view of a cluster's count is the hub's count.
@@ -297,11 +301,12 @@ class QueueingHints:
                 for group in lists.holding(position):
                     for key in list(self._by_candidates.get(group, ())):
                         record = self._records[key]
-                        if record.balance and (
+                        if key != owner and record.balance and (
                             record.trail is None or contains(record.trail[-1], position)
                         ):
                             self.stale(key)
             before = after - change
             for largest in [m for m in self._balance if after > m or before == m > after]:
                 for key in list(self._balance.get(largest, ())):
-                    self.stale(key)
+                    if key != owner:
+                        self.stale(key)

@@ -174,7 +174,8 @@ class HubState:
             delta.subtract(_clusters_of(old))
             changes = Counter({name: d for name, d in delta.items() if d})
             if changes:
-                self.hints.counts_changed(snapshot, changes)
+                owner = next(iter(owners)) if len(owners) == 1 else None
+                self.hints.counts_changed(snapshot, changes, owner)
 
     def _own(self, pd: PlacementDecision, step: int) -> Key | None:
         name = pd.labels.get(PLACEMENT_LABEL)
