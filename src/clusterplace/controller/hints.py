@@ -301,8 +301,10 @@ class QueueingHints:
                 for group in lists.holding(position):
                     for key in list(self._by_candidates.get(group, ())):
                         record = self._records[key]
-                        if key != owner and record.balance and (
-                            record.trail is None or contains(record.trail[-1], position)
+                        if (
+                            key != owner
+                            and record.balance
+                            and (record.trail is None or contains(record.trail[-1], position))
                         ):
                             self.stale(key)
             before = after - change

@@ -9,7 +9,6 @@ reads, so a change drops exactly the entries it can affect.
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime
 from typing import TypeVar, cast
 
 import numpy as np
@@ -33,7 +32,7 @@ class SharedScores(SnapshotIndex):
         super().__init__(snapshot)
         self._tables: dict[str, dict[bytes, object]] = {}
         self._reads: dict[str, frozenset[str]] = {}
-        self._moments: dict[str, datetime | None] = {}
+        self._moments: dict[str, object] = {}
         self._last_key: tuple[np.ndarray, bytes] | None = None  # see _content_key
 
     def get(
@@ -42,11 +41,12 @@ class SharedScores(SnapshotIndex):
         reads: frozenset[str],
         positions: np.ndarray,
         compute: Callable[[], T],
-        moment: datetime | None = None,
+        moment: object = None,
     ) -> T:
         """``compute()`` once per set of ``positions`` for prioritizer ``name``, which
         reads ``reads`` of the clusters at those positions and nothing else; and, when
-        ``moment`` is given, the time (results of another moment are dropped)."""
+        ``moment`` is given, what it reads of the time (an epoch between score expiries:
+        results of another moment are dropped)."""
         if len(positions) > SHARED_LIMIT:
             return compute()
         table = self._tables.get(name)

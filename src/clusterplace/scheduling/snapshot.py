@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import weakref
 from abc import ABC, abstractmethod
+from bisect import bisect_left
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from datetime import datetime
 from typing import Any, TypeVar, cast
 
 import numpy as np
@@ -186,6 +188,10 @@ class Snapshot:
         # Bumped by every replacement: values derived lazily from clusters or scores
         # (an Outcome's explanations) compare it to know whether they are still current.
         self.generation = 0
+        # Every add-on score's validUntil, sorted (built when first asked), and a version
+        # bumped whenever one of them changes: see expiry_epoch.
+        self._expiries: list[datetime] | None = None
+        self._expiries_version = 0
         self._claims: dict[str, dict[str, str]] = {}
         self._unstructured: dict[str, dict[str, Any]] = {}
         self._indexes: dict[type[SnapshotIndex], SnapshotIndex] = {}
@@ -239,9 +245,24 @@ class Snapshot:
             index.on_cluster_replaced(position, old)
         return old
 
+    def expiry_epoch(self, now: datetime) -> tuple[int, int]:
+        """Which stretch of time between two add-on score expiries ``now`` lies in: a
+        result that depends on the time only through which scores have expired (a score
+        expires once the time is past its validUntil) is the same for every ``now`` of
+        one epoch, so what is derived from it may be kept across syncs at other times."""
+        if self._expiries is None:
+            self._expiries = sorted(
+                t for s in self.scores.values() if (t := _valid_until(s)) is not None
+            )
+        return (self._expiries_version, bisect_left(self._expiries, now))
+
     def replace_score(self, key: Key, score: AddOnPlacementScore | None) -> None:
         """Put AddOnPlacementScore ``key`` (cluster, resource) in place, or remove it
         (``score`` None), and bring every registered index up to date."""
+        old = self.scores.get(key)
+        if _valid_until(old) != _valid_until(score):
+            self._expiries = None
+            self._expiries_version += 1
         if score is None:
             self.scores.pop(key, None)
         else:
@@ -275,3 +296,7 @@ class Snapshot:
     def names_of(self, positions: np.ndarray) -> list[str]:
         names = self.names
         return [names[i] for i in positions.tolist()]
+
+
+def _valid_until(score: AddOnPlacementScore | None) -> datetime | None:
+    return score.status.valid_until if score is not None and score.status else None

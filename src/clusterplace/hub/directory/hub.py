@@ -136,6 +136,8 @@ class DirectoryHub:
         """The changes edits of OUT's decisions and statuses made."""
         changes: list[ObjectChange] = []
         for path in paths:
+            if self.store.unchanged(path):
+                continue  # as the sink wrote it (the echo of its own write)
             found = self.store.reread(path)
             if found is None:
                 continue

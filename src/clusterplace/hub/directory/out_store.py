@@ -51,6 +51,12 @@ class OutStore:
         changed.extend(p for p in self._signatures if p not in seen)
         return sorted(changed)
 
+    def unchanged(self, path: Path) -> bool:
+        """Whether ``path`` is as it was last read or written (a watch event for the
+        sink's own write needs no reading)."""
+        known = self._signatures.get(path)
+        return known is not None and _signature(path) == known
+
     def written(self, path: Path) -> None:
         """``path`` was just written (or removed) by the sink: nothing to read again."""
         found = _signature(path)

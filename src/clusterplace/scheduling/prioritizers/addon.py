@@ -37,27 +37,30 @@ def _entry(found: AddOnPlacementScore | None, score_name: str, now: datetime) ->
 
 
 class AddOnScoreIndex(SnapshotIndex):
-    """For each (resource, score name, time): every cluster's score (0 when none) and
-    whether its score object has expired, built on first use. Only the tables of the
-    latest time asked about are kept: a snapshot that lives on (the controller's) asks
-    at a new time with every batch."""
+    """For each (resource, score name): every cluster's score (0 when none) and whether
+    its score object has expired, built on first use. The tables hold for one epoch
+    between score expiries (:meth:`Snapshot.expiry_epoch`): a snapshot that lives on
+    (the controller's) asks at a new time with every sync, and keeps its tables until
+    a score expires."""
 
     def __init__(self, snapshot: Snapshot) -> None:
         super().__init__(snapshot)
-        self._tables: dict[tuple[str, str, datetime], tuple[np.ndarray, np.ndarray]] = {}
-        self._moment: datetime | None = None
+        self._tables: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]] = {}
+        self._epoch: tuple[int, int] | None = None
+        self._now: datetime | None = None  # a time of that epoch (changes look at it)
         # For each table, a bound on its scores' absolute values (kept by changes: it
         # may stay above the largest after one shrinks, which is still a bound).
-        self._limits: dict[tuple[str, str, datetime], int] = {}
+        self._limits: dict[tuple[str, str], int] = {}
 
     def values(
         self, resource: str, score_name: str, now: datetime
     ) -> tuple[np.ndarray, np.ndarray]:
-        if now != self._moment:
+        epoch = self.snapshot.expiry_epoch(now)
+        if epoch != self._epoch:
             self._tables.clear()
             self._limits.clear()
-            self._moment = now
-        key = (resource, score_name, now)
+            self._epoch, self._now = epoch, now
+        key = (resource, score_name)
         found = self._tables.get(key)
         if found is None:
             found = self._tables[key] = self._build(resource, score_name, now)
@@ -67,7 +70,7 @@ class AddOnScoreIndex(SnapshotIndex):
     def limit(self, resource: str, score_name: str, now: datetime) -> int:
         """No score of :meth:`values` (same arguments) is larger in absolute value."""
         self.values(resource, score_name, now)
-        return self._limits[(resource, score_name, now)]
+        return self._limits[(resource, score_name)]
 
     def _build(
         self, resource: str, score_name: str, now: datetime
@@ -87,9 +90,10 @@ class AddOnScoreIndex(SnapshotIndex):
 
     def on_score_changed(self, position: int, resource: str) -> None:
         found = self.snapshot.scores.get((self.snapshot.names[position], resource))
+        now = self._now
         for key, (values, expired) in self._tables.items():
-            table_resource, score_name, now = key
-            if table_resource == resource:
+            table_resource, score_name = key
+            if table_resource == resource and now is not None:
                 value, expired[position] = _entry(found, score_name, now)
                 values[position] = value
                 self._limits[key] = max(self._limits[key], abs(value))
@@ -110,7 +114,8 @@ class AddOnPrioritizer(PrioritizerPlugin):
             self.reads,
             positions,
             lambda: self._score(ctx, positions),
-            moment=ctx.now,  # scores expire: what is shared holds for one time only
+            # Scores expire: what is shared holds between two expiries only.
+            moment=ctx.snapshot.expiry_epoch(ctx.now),
         )
 
     def _score(self, ctx: Context, positions: np.ndarray) -> Scored:
