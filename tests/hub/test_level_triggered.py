@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import shutil
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -178,48 +179,56 @@ def test_once_settles_where_upstream_settles_and_a_second_run_writes_nothing(
     assert read_out(hub / ".clusterplace") == out
 
 
-def test_a_decision_edited_by_hand_in_out_is_repaired(tmp_path: Path) -> None:
-
+@pytest.fixture
+def live_balance_hub(tmp_path: Path) -> Iterator[tuple[Path, DirController]]:
+    """The hub above, with a live controller that has written its decisions."""
     hub = tmp_path / "hub"
     _balance_hub(hub)
     controller = DirController(hub)
     try:
         controller.wait_watching()
-        path = hub / ".clusterplace" / "placementdecisions" / "ns" / "b-decision-1.yaml"
-        wait_for(path.exists, what="b's decision")
-        good = path.read_text()
-        doc = yaml.safe_load(good)
-        doc["status"]["decisions"] = [{"clusterName": "c2", "reason": ""}]
-        path.write_text(yaml.safe_dump(doc))
-        wait_for(lambda: path.read_text() == good, what="the decision repaired")
-        path.unlink()
-        wait_for(lambda: path.exists() and path.read_text() == good, what="recreated")
+        for name in ("a", "b"):
+            wait_for(_decision(hub, name).exists, what=f"{name}'s decision")
+        yield hub, controller
     finally:
         assert controller.stop() == 0
 
 
-def test_a_moved_placement_keeps_its_decisions(tmp_path: Path) -> None:
-    """Moved into a new file (written first), then dropped from the old one."""
+def _decision(hub: Path, placement: str) -> Path:
+    return hub / ".clusterplace" / "placementdecisions" / "ns" / f"{placement}-decision-1.yaml"
 
-    hub = tmp_path / "hub"
-    _balance_hub(hub)
-    controller = DirController(hub)
-    try:
-        controller.wait_watching()
-        path = hub / ".clusterplace" / "placementdecisions" / "ns" / "a-decision-1.yaml"
-        wait_for(path.exists, what="a's decision")
-        docs = list(yaml.safe_load_all((hub / "hub.yaml").read_text()))
-        moved = [d for d in docs if d["kind"] == "Placement" and d["metadata"]["name"] == "a"]
-        (hub / "a.yaml").write_text(yaml.safe_dump_all(moved))
-        time.sleep(0.3)
-        (hub / "hub.yaml").write_text(yaml.safe_dump_all([d for d in docs if d not in moved]))
-        time.sleep(1.5)
-        assert path.exists()
-        shutil.move(str(hub / "a.yaml"), str(hub / "renamed.yaml"))
-        time.sleep(1.5)
-        assert path.exists()
-    finally:
-        assert controller.stop() == 0
+
+def test_a_decision_edited_by_hand_in_out_is_repaired(
+    live_balance_hub: tuple[Path, DirController],
+) -> None:
+    hub, _ = live_balance_hub
+    path = _decision(hub, "b")
+    good = path.read_text()
+    doc = yaml.safe_load(good)
+    doc["status"]["decisions"] = [{"clusterName": "c2", "reason": ""}]
+    path.write_text(yaml.safe_dump(doc))
+    wait_for(lambda: path.read_text() == good, what="the decision repaired")
+    path.unlink()
+    wait_for(lambda: path.exists() and path.read_text() == good, what="recreated")
+
+
+def test_a_moved_placement_keeps_its_decisions(
+    live_balance_hub: tuple[Path, DirController],
+) -> None:
+    """Moved into a new file (written first), then dropped from the old one, then the
+    new file renamed."""
+    hub, controller = live_balance_hub
+    path = _decision(hub, "a")
+    docs = list(yaml.safe_load_all((hub / "hub.yaml").read_text()))
+    moved = [d for d in docs if d["kind"] == "Placement" and d["metadata"]["name"] == "a"]
+    (hub / "a.yaml").write_text(yaml.safe_dump_all(moved))
+    time.sleep(0.3)
+    (hub / "hub.yaml").write_text(yaml.safe_dump_all([d for d in docs if d not in moved]))
+    time.sleep(1.5)
+    assert path.exists()
+    shutil.move(str(hub / "a.yaml"), str(hub / "renamed.yaml"))
+    time.sleep(1.5)
+    assert path.exists()
     assert "deleted" not in controller.text()
 
 
