@@ -10,10 +10,10 @@ from typing import Any, TypeVar
 
 import click
 
-from clusterplace.bundles.observed import read_observed
 from clusterplace.cli._common import load, parse_now, warn
 from clusterplace.codecs import expand_sources, read_documents
 from clusterplace.codecs.loader import Document, require_unique_identities
+from clusterplace.codecs.observed import read_observed
 from clusterplace.errors import InputError, InputErrors
 from clusterplace.federation import (
     ANNOTATION,
