@@ -22,11 +22,16 @@ __all__ = [
     "REPORT_FORMATS",
     "filename_options",
     "load",
+    "lock_timeout_option",
+    "namespace_option",
     "now_option",
+    "now_option_for",
     "output_option",
     "parse_labels",
     "parse_now",
     "parse_selector_option",
+    "parse_time_option",
+    "selector_option",
     "warn",
     "warn_unknown",
 ]
@@ -182,18 +187,63 @@ def parse_selector_option(option: str, text: str) -> Selector:
         ) from None
 
 
-def parse_now(_ctx: click.Context, _param: click.Parameter, value: str | None) -> datetime:
+def parse_time_option(
+    _ctx: click.Context, _param: click.Parameter, value: str | None
+) -> datetime | None:
+    """An RFC 3339 time given on the command line, or ``None`` when it was not given."""
     if value is None:
-        return datetime.now(UTC)
+        return None
     try:
         return parse_time(value)
     except ValueError as err:
         raise click.BadParameter(str(err)) from None
 
 
-now_option = click.option(
-    "--now",
-    metavar="RFC3339",
-    callback=parse_now,
-    help="The time to schedule at (default: now); drives tolerationSeconds and score expiry.",
+def parse_now(ctx: click.Context, param: click.Parameter, value: str | None) -> datetime:
+    """An RFC 3339 time given on the command line, the current time when not given."""
+    given = parse_time_option(ctx, param, value)
+    return datetime.now(UTC) if given is None else given
+
+
+NowCallback = Callable[[click.Context, click.Parameter, str | None], datetime | None]
+
+
+def now_option_for(help_text: str, *, callback: NowCallback = parse_now) -> Callable[[F], F]:
+    """``--now RFC3339``: the time a command works at, read by ``callback``."""
+    return click.option("--now", metavar="RFC3339", callback=callback, help=help_text)
+
+
+now_option = now_option_for(
+    "The time to schedule at (default: now); drives tolerationSeconds and score expiry."
 )
+
+
+def lock_timeout_option(help_text: str, *, default: float | None) -> Callable[[F], F]:
+    """``--lock-timeout SECONDS``: how long to wait for the lock on an output folder
+    (``None``: for ever; a default that is a number is shown in the help)."""
+    if default is None:
+        return click.option(
+            "--lock-timeout",
+            type=click.FloatRange(min=0),
+            default=None,
+            metavar="SECONDS",
+            help=help_text,
+        )
+    return click.option(
+        "--lock-timeout",
+        type=click.FloatRange(min=0),
+        default=default,
+        show_default=True,
+        metavar="SECONDS",
+        help=help_text,
+    )
+
+
+def namespace_option(help_text: str) -> Callable[[F], F]:
+    """``-n/--namespace NS``, ``default`` unless given."""
+    return click.option("-n", "--namespace", default="default", show_default=True, help=help_text)
+
+
+def selector_option(help_text: str) -> Callable[[F], F]:
+    """``-l/--selector SELECTOR``: a label selector, empty (everything) unless given."""
+    return click.option("-l", "--selector", default="", metavar="SELECTOR", help=help_text)

@@ -10,10 +10,10 @@ from typing import Any, TypeVar
 
 import click
 
-from clusterplace.bundles.observed import read_observed
-from clusterplace.cli._common import load, parse_now, warn
+from clusterplace.cli._common import load, now_option_for, warn
 from clusterplace.codecs import expand_sources, read_documents
 from clusterplace.codecs.loader import Document, require_unique_identities
+from clusterplace.codecs.observed import read_observed
 from clusterplace.errors import InputError, InputErrors
 from clusterplace.federation import (
     ANNOTATION,
@@ -42,12 +42,9 @@ clusters_option = click.option(
 
 def division_options(func: F) -> F:
     """``--observed DIR``, ``--division`` and ``--now``."""
-    func = click.option(
-        "--now",
-        metavar="RFC3339",
-        callback=parse_now,
-        help="The time observed pods are judged at (default: now): a pod counts as "
-        "unschedulable after 60 s.",
+    func = now_option_for(
+        "The time observed pods are judged at (default: now): a pod counts as "
+        "unschedulable after 60 s."
     )(func)
     func = click.option(
         "--division",

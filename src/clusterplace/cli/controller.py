@@ -8,19 +8,14 @@ from pathlib import Path
 
 import click
 
-from clusterplace.api.base import parse_time
-from clusterplace.cli._common import warn
+from clusterplace.cli._common import (
+    lock_timeout_option,
+    now_option_for,
+    parse_time_option,
+    warn,
+)
 
 __all__ = ["controller"]
-
-
-def _now(_ctx: click.Context, _param: click.Parameter, value: str | None) -> datetime | None:
-    if value is None:
-        return None
-    try:
-        return parse_time(value)
-    except ValueError as err:
-        raise click.BadParameter(str(err)) from None
 
 
 def _log(message: str) -> None:
@@ -67,11 +62,9 @@ _KUBE_ONLY = (
 )
 @click.option("--once", is_flag=True, help="Sync every placement once, then exit.")
 @click.option("-R", "--recursive", is_flag=True, help="Also read subfolders of the hub folder.")
-@click.option(
-    "--now",
-    metavar="RFC3339",
-    callback=_now,
-    help="With --once: the time to schedule at (default: now), for reproducible runs.",
+@now_option_for(
+    "With --once: the time to schedule at (default: now), for reproducible runs.",
+    callback=parse_time_option,
 )
 @click.option(
     "--resync",
@@ -81,13 +74,10 @@ _KUBE_ONLY = (
     metavar="SECONDS",
     help="Sync every placement again this often (upstream's informer resync).",
 )
-@click.option(
-    "--lock-timeout",
-    type=click.FloatRange(min=0),
-    default=None,
-    metavar="SECONDS",
-    help="How long to wait while another controller holds the output folder "
+@lock_timeout_option(
+    "How long to wait while another controller holds the output folder "
     "[default: for ever, as a standby replica].",
+    default=None,
 )
 @click.option(
     "--kubeconfig",

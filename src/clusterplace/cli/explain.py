@@ -7,7 +7,12 @@ from typing import Any
 
 import click
 
-from clusterplace.cli._common import REPORT_FORMATS, filename_options, output_option
+from clusterplace.cli._common import (
+    REPORT_FORMATS,
+    filename_options,
+    namespace_option,
+    output_option,
+)
 from clusterplace.cli._schedule_run import now_option, pick, run_schedule
 from clusterplace.cli.explain_replicas import explain_replicas
 from clusterplace.cli.why_not import print_why_not
@@ -49,9 +54,7 @@ STAGES = (
 @explain.command("placement")
 @click.argument("name")
 @click.argument("clusters", nargs=-1, metavar="[CLUSTER]...")
-@click.option(
-    "-n", "--namespace", default="default", show_default=True, help="The placement's namespace."
-)
+@namespace_option("The placement's namespace.")
 @filename_options("Fleet files or directories.", hub=True)
 @now_option
 @click.option("--selected", is_flag=True, help="Only the clusters the placement selected.")
@@ -157,9 +160,7 @@ def describe() -> None:
 
 @describe.command("placement")
 @click.argument("name")
-@click.option(
-    "-n", "--namespace", default="default", show_default=True, help="The placement's namespace."
-)
+@namespace_option("The placement's namespace.")
 @filename_options("Fleet files or directories.", hub=True)
 @now_option
 def describe_command(

@@ -10,7 +10,7 @@ from typing import Any
 import click
 
 from clusterplace.bundles.route_dir import object_ref
-from clusterplace.cli._common import filename_options
+from clusterplace.cli._common import filename_options, namespace_option, output_option
 from clusterplace.cli._division import clusters_option, division_options, route_and_divide
 from clusterplace.errors import InputError
 from clusterplace.federation import (
@@ -30,9 +30,7 @@ __all__ = ["explain_replicas"]
 
 @click.command("replicas")
 @click.argument("name")
-@click.option(
-    "-n", "--namespace", default="default", show_default=True, help="The workload's namespace."
-)
+@namespace_option("The workload's namespace.")
 @click.option(
     "--kind",
     type=click.Choice(WORKLOAD_KINDS),
@@ -41,15 +39,7 @@ __all__ = ["explain_replicas"]
 @filename_options("Manifests holding the workload (and anything else route reads).")
 @clusters_option
 @division_options
-@click.option(
-    "-o",
-    "--output",
-    "output",
-    type=click.Choice(["text", "yaml", "json"]),
-    default="text",
-    show_default=True,
-    help="Output format.",
-)
+@output_option("text", ["text", "yaml", "json"])
 def explain_replicas(
     name: str,
     namespace: str,

@@ -7,7 +7,13 @@ from collections.abc import Sequence
 import click
 
 from clusterplace.api import CLUSTERSET_LABEL, Fleet, ManagedCluster
-from clusterplace.cli._common import filename_options, load, output_option, parse_selector_option
+from clusterplace.cli._common import (
+    filename_options,
+    load,
+    output_option,
+    parse_selector_option,
+    selector_option,
+)
 from clusterplace.cli.get_placements import get_placement_decisions, get_placements
 from clusterplace.labels import Selector
 from clusterplace.outputs import print_objects
@@ -130,13 +136,7 @@ def get() -> None:
 @filename_options(
     "Fleet files or directories (ManagedClusters are read; other kinds ignored).", hub=True
 )
-@click.option(
-    "-l",
-    "--selector",
-    default="",
-    metavar="SELECTOR",
-    help="Label selector, e.g. 'env in (prod),!deprecated'.",
-)
+@selector_option("Label selector, e.g. 'env in (prod),!deprecated'.")
 @click.option(
     "--claims", default="", metavar="SELECTOR", help="Selector over cluster claims, same syntax."
 )

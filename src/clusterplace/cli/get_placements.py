@@ -15,7 +15,14 @@ from clusterplace.api.placement import (
     DECISION_GROUP_NAME_LABEL,
     PLACEMENT_LABEL,
 )
-from clusterplace.cli._common import filename_options, load, output_option, parse_selector_option
+from clusterplace.cli._common import (
+    filename_options,
+    load,
+    namespace_option,
+    output_option,
+    parse_selector_option,
+    selector_option,
+)
 from clusterplace.cli._schedule_run import now_option
 from clusterplace.outputs import print_objects
 from clusterplace.outputs.printers import Columns
@@ -90,16 +97,8 @@ def _namespace_options(func: F) -> F:
         is_flag=True,
         help="List objects of every namespace.",
     )(func)
-    func = click.option(
-        "-n",
-        "--namespace",
-        default="default",
-        show_default=True,
-        help="The namespace to list.",
-    )(func)
-    func = click.option(
-        "-l", "--selector", default="", metavar="SELECTOR", help="Label selector on the objects."
-    )(func)
+    func = namespace_option("The namespace to list.")(func)
+    func = selector_option("Label selector on the objects.")(func)
     return click.option(
         "--schedule",
         "scheduled",

@@ -10,7 +10,7 @@ import click
 
 from clusterplace.bundles import RoutePlan, route_into
 from clusterplace.bundles.route_dir import object_ref
-from clusterplace.cli._common import filename_options
+from clusterplace.cli._common import filename_options, lock_timeout_option
 from clusterplace.cli._division import clusters_option, division_options, route_and_divide
 from clusterplace.federation import Routed
 from clusterplace.outputs import format_table
@@ -53,13 +53,8 @@ FORMATS = ("table", "wide", "yaml", "json")
     help="Overwrite or remove copies edited by hand, and replace files clusterplace did not "
     "write, instead of keeping them.",
 )
-@click.option(
-    "--lock-timeout",
-    type=click.FloatRange(min=0),
-    default=0,
-    show_default=True,
-    metavar="SECONDS",
-    help="How long to wait for another run writing the same output directory.",
+@lock_timeout_option(
+    "How long to wait for another run writing the same output directory.", default=0
 )
 def route(
     filenames: tuple[str, ...],

@@ -160,7 +160,7 @@ def fleet_source(
 ) -> FleetSource:
     """Where the explorer reads the fleet: ``-f`` files once, or a hub followed live
     (its controller's output in ``out``, default ``HUB/.clusterplace``)."""
-    from clusterplace.hub.directory.layout import DEFAULT_OUT
+    from clusterplace.hub.directory.layout import DEFAULT_OUT, OutLayout
     from clusterplace.web.events import read_event_log
     from clusterplace.web.state import FleetSource
 
@@ -180,10 +180,11 @@ def fleet_source(
     if not root.is_dir():
         raise InputError("the hub must be a folder of manifests")
     out_dir = root / DEFAULT_OUT if out is None else Path(out)
+    events_path = OutLayout(out_dir).events
     return FleetSource(
         load=lambda: load_hub(hub, recursive, out),
         version=lambda: _tree_version(root, out_dir),
-        events=lambda offset: read_event_log(out_dir / "events.jsonl", offset),
+        events=lambda offset: read_event_log(events_path, offset),
         label=f"--hub {hub}" + (f" --out {out}" if out is not None else ""),
     )
 

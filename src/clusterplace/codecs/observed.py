@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Collection
 from pathlib import Path
 
-from clusterplace.codecs import expand_sources, read_documents
-from clusterplace.codecs.loader import describe
+from clusterplace.codecs.loader import describe, read_documents
+from clusterplace.codecs.sources import expand_sources
 from clusterplace.errors import InputError, InputErrors, Location
 from clusterplace.federation import ClusterState, ObservedError, check_observed, is_workload
 
