@@ -9,6 +9,8 @@ import pytest
 import yaml
 from fastapi.testclient import TestClient
 
+from clusterplace.api import Fleet, ManagedCluster
+from clusterplace.scheduling import IncrementalSchedule
 from clusterplace.web import Explorer, FleetSource, create_app
 from clusterplace.web.events import read_event_log
 
@@ -127,9 +129,16 @@ def test_live_follows_a_hub_and_reads_only_new_events(tmp_path: Path) -> None:
     events = tmp_path / "events.jsonl"
     events.write_text(json.dumps({"reason": "DecisionCreate"}) + "\n" + '{"torn')
     version = [0]
+    loads = [0]
+    load = example_explorer().source.load
+
+    def counted() -> Fleet:
+        loads[0] += 1
+        return load()
+
     state = Explorer(
         FleetSource(
-            load=example_explorer().source.load,
+            load=counted,
             version=lambda: version[0],
             events=lambda offset: read_event_log(events, offset),
         ),
@@ -142,7 +151,29 @@ def test_live_follows_a_hub_and_reads_only_new_events(tmp_path: Path) -> None:
         handle.write('"}\n' + json.dumps({"reason": "ScoreUpdate"}) + "\n")
     again = live.get("/api/live", params={"since": first["offset"]}).json()
     assert [e["reason"] for e in again["events"]] == ["ScoreUpdate"]  # the torn line skipped
-    old = state.run
     version[0] = 1
     live.get("/api/live")
-    assert state.run is not old  # the hub changed: the fleet was read again
+    assert loads == [2]  # the hub changed: the fleet was read again
+
+
+def test_a_relabelled_cluster_is_followed_by_the_run_not_a_new_one() -> None:
+    """A hub read again whole is handed to the run as changes: a cluster updated is
+    scheduled again incrementally, and the result is what a fresh run gives."""
+    base = example_explorer().source.load()
+    fleets = [base]
+    state = Explorer(
+        FleetSource(load=lambda: fleets[-1], version=lambda: len(fleets), events=None), NOW
+    )
+    run = state.run
+    changed = base.copy()
+    cluster = changed.clusters["aws-prod-use1"]
+    body = cluster.to_dict()
+    body["metadata"]["labels"]["provider"] = "azure"
+    changed.add(ManagedCluster.model_validate(body))
+    fleets.append(changed)
+    assert state.refresh()
+    assert state.run is run
+    fresh = IncrementalSchedule(changed, now=NOW).result
+    assert [r.decisions for r in state.run.result.placements] == [
+        r.decisions for r in fresh.placements
+    ]

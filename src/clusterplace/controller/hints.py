@@ -39,12 +39,13 @@ from datetime import datetime, timedelta
 
 import numpy as np
 
-from clusterplace.api import ManagedCluster, Placement, PlacementDecision
+from clusterplace.api import Placement, PlacementDecision
 from clusterplace.api.placement import PlacementStatus
 from clusterplace.controller.changes import Key
 from clusterplace.scheduling.candidates import CandidatesIndex, CandidatesKey, candidates_key
 from clusterplace.scheduling.filters.chain import FILTERS, depends_on_time
 from clusterplace.scheduling.framework import Code, Context
+from clusterplace.scheduling.live import Reach
 from clusterplace.scheduling.prioritizers.addon import AddOnPrioritizer
 from clusterplace.scheduling.prioritizers.balance import largest_count
 from clusterplace.scheduling.prioritizers.policy import Policies, spread_constraints
@@ -56,7 +57,7 @@ from clusterplace.scheduling.reach import (
     stage_in,
     stage_now,
 )
-from clusterplace.scheduling.reads import ADDON_SCORES, CLAIMS, LABELS, cluster_changes
+from clusterplace.scheduling.reads import ADDON_SCORES, CLAIMS, LABELS
 from clusterplace.scheduling.results import PlacementResult
 from clusterplace.scheduling.snapshot import Snapshot, contains
 
@@ -233,20 +234,19 @@ class QueueingHints:
 
     # -- what a change reaches -----------------------------------------------------------
 
-    def cluster_replaced(self, snapshot: Snapshot, old: ManagedCluster) -> None:
-        """``snapshot`` has just replaced ``old`` by the cluster of the same name."""
-        if not self._records:
+    def cluster_replaced(self, snapshot: Snapshot, reach: Reach) -> None:
+        """A cluster was updated in ``snapshot``; ``reach`` says where and what."""
+        if not self._records or reach.position is None:
             return
-        position = snapshot.index[old.name]
-        changed = cluster_changes(old, snapshot.cluster_list[position])
-        for change in snapshot.index_of(CandidatesIndex).last_changes:
+        position = reach.position
+        for change in reach.lists:
             keys = list(self._by_candidates.get(change.key, ()))
             if change.before is not change.after:  # the candidate list itself changed
                 for key in keys:
                     self.stale(key)
             elif change.after.has(position):
                 for key in keys:
-                    if self._reached(snapshot, self._records[key], position, changed):
+                    if self._reached(snapshot, self._records[key], position, reach.changed):
                         self.stale(key)
 
     def _reached(
@@ -265,9 +265,10 @@ class QueueingHints:
             record.reads_labels and bool(changed & {LABELS, CLAIMS})
         )
 
-    def score_changed(self, snapshot: Snapshot, cluster: str, resource: str) -> None:
-        """AddOnPlacementScore ``resource`` of ``cluster`` was created, updated or deleted."""
-        position = snapshot.index.get(cluster)
+    def score_changed(self, snapshot: Snapshot, reach: Reach) -> None:
+        """An AddOnPlacementScore was created, updated or deleted (``reach``: of which
+        cluster, and which resource)."""
+        position, resource = reach.position, reach.resource
         if position is None or not self._records:
             return
         for group in snapshot.index_of(CandidatesIndex).holding(position):

@@ -22,7 +22,6 @@ from clusterplace.api import (
     AddOnPlacementScore,
     Fleet,
     KubeObject,
-    ManagedCluster,
     ManagedClusterSet,
     Placement,
     PlacementDecision,
@@ -32,6 +31,7 @@ from clusterplace.controller.changes import Key, ObjectChange
 from clusterplace.controller.hints import QueueingHints
 from clusterplace.labels import Selector
 from clusterplace.scheduling.candidates import SetSelectorError, cluster_set_selector
+from clusterplace.scheduling.live import LiveFleet
 from clusterplace.scheduling.snapshot import Snapshot
 
 __all__ = ["HubState"]
@@ -41,9 +41,8 @@ class HubState:
     """Watched objects by kind (a :class:`Fleet`), kept current by :meth:`record`."""
 
     def __init__(self) -> None:
-        self.fleet = Fleet()
+        self.live = LiveFleet()  # the watched objects and the snapshot built from them
         self.hints = QueueingHints()
-        self._snapshot: Snapshot | None = None
         self._expiries: dict[str, list[datetime]] = {}  # score validUntil times, by resource
         self._owned: dict[Key, set[Key]] = defaultdict(set)  # placement -> its decisions
         # Each set's selector, with the object it was built from (objects are replaced,
@@ -52,11 +51,18 @@ class HubState:
 
     # -- reading -----------------------------------------------------------------------
 
+    @property
+    def fleet(self) -> Fleet:
+        return self.live.fleet
+
+    @fleet.setter
+    def fleet(self, fleet: Fleet) -> None:
+        self.live = LiveFleet(fleet)
+        self.hints.all_stale()
+
     def snapshot(self) -> Snapshot:
         """The scheduler's view of the current state."""
-        if self._snapshot is None:
-            self._snapshot = Snapshot(self.fleet)
-        return self._snapshot
+        return self.live.snapshot()
 
     def holds(self, key: Key, now: datetime) -> bool:
         """Whether placement ``key``'s last plan provably still holds at ``now``: planning
@@ -111,14 +117,11 @@ class HubState:
         obj = change.obj
         old = self.fleet.get(obj)
         new = change.new
-        if new is None:
-            self.fleet.remove(obj)
-        else:
-            self.fleet.add(new)
-        snapshot = self._snapshot
-        if isinstance(obj, PlacementDecision):
+        reach = self.live.apply(old, new)
+        snapshot = self.live.kept
+        if reach.kind == "decision":
             self._decision_changed(old, new)
-        elif isinstance(obj, Placement):
+        elif reach.kind == "placement":
             key = (obj.namespace, obj.name)
             own = (
                 isinstance(old, Placement)
@@ -129,25 +132,20 @@ class HubState:
                 self.hints.stale(key)
         elif isinstance(obj, AddOnPlacementScore):
             self._expiries.pop(obj.name, None)
-            if snapshot is not None:
-                score = new if isinstance(new, AddOnPlacementScore) else None
-                snapshot.replace_score((obj.namespace, obj.name), score)
-                self.hints.score_changed(snapshot, obj.namespace, obj.name)
-        elif (
-            snapshot is not None
-            and isinstance(old, ManagedCluster)
-            and isinstance(new, ManagedCluster)
-        ):
-            snapshot.replace_cluster(new)
-            self.hints.cluster_replaced(snapshot, old)
-        else:  # sets, bindings, clusters added or removed
+            if reach.kind == "score" and snapshot is not None:
+                self.hints.score_changed(snapshot, reach)
+        elif reach.kind == "cluster" and snapshot is not None:
+            self.hints.cluster_replaced(snapshot, reach)
+        elif reach.kind == "rebuilt":
             if isinstance(obj, ManagedClusterSet) and new is None:
                 self._selectors.pop(obj.name, None)
-            self._drop_snapshot()
+            self.hints.all_stale()  # records point into the snapshot they were made with
+        elif isinstance(obj, ManagedClusterSet) and new is None:
+            self._selectors.pop(obj.name, None)
 
     def _drop_snapshot(self) -> None:
-        self._snapshot = None
-        self.hints.all_stale()  # records point into the snapshot they were made with
+        self.live.drop_snapshot()
+        self.hints.all_stale()
 
     def _decision_changed(self, old: KubeObject | None, new: KubeObject | None) -> None:
         owners: set[Key] = set()
@@ -166,10 +164,10 @@ class HubState:
             # recorded plan wrote (a plan that does not read them: hints.sync_record).
             if len(owners) > 1 or not self.hints.decision_as_planned(owner, name, after):
                 self.hints.stale(owner)
-        snapshot = self._snapshot
+        snapshot = self.live.kept
         if snapshot is not None:
             for owner in owners:
-                snapshot.decisions.replace(*owner, self.owned(owner))
+                self.live.replace_decisions(*owner, self.owned(owner))
             delta = _clusters_of(new)
             delta.subtract(_clusters_of(old))
             changes = Counter({name: d for name, d in delta.items() if d})

@@ -30,10 +30,8 @@ from datetime import UTC, datetime
 import numpy as np
 
 from clusterplace.api import (
-    AddOnPlacementScore,
     Fleet,
     KubeObject,
-    ManagedCluster,
     Placement,
     PlacementDecision,
 )
@@ -42,6 +40,7 @@ from clusterplace.scheduling.candidates import CandidatesIndex, candidates_key
 from clusterplace.scheduling.filters.chain import FILTERS, FilterChains
 from clusterplace.scheduling.framework import Context, PrioritizerPlugin
 from clusterplace.scheduling.ledger import Ledger, view_max
+from clusterplace.scheduling.live import LiveFleet, Reach
 from clusterplace.scheduling.pipeline import Outcome
 from clusterplace.scheduling.prioritizers.addon import AddOnPrioritizer
 from clusterplace.scheduling.prioritizers.policy import Policies
@@ -51,7 +50,7 @@ from clusterplace.scheduling.reach import (
     stage_now,
     stage_of,
 )
-from clusterplace.scheduling.reads import ADDON_SCORES, CLAIMS, LABELS, TAINTS, cluster_changes
+from clusterplace.scheduling.reads import ADDON_SCORES, CLAIMS, LABELS, TAINTS
 from clusterplace.scheduling.results import ScheduleResult
 from clusterplace.scheduling.scheduler import schedule, schedule_one
 from clusterplace.scheduling.snapshot import DecisionStore
@@ -79,10 +78,15 @@ class IncrementalSchedule:
     def __init__(self, source: Fleet | Iterable[KubeObject], now: datetime | None = None) -> None:
         fleet = source if isinstance(source, Fleet) else Fleet.of(source)
         # Tables of our own: changes must not leak into the caller's fleet.
-        self.fleet = fleet.copy()
+        self.live = LiveFleet(fleet.copy())
         moment = now or datetime.now(UTC)
         self.now = moment if moment.tzinfo else moment.replace(tzinfo=UTC)
         self._schedule_all()
+
+    @property
+    def fleet(self) -> Fleet:
+        """The fleet as changed so far."""
+        return self.live.fleet
 
     @property
     def result(self) -> ScheduleResult:
@@ -101,33 +105,34 @@ class IncrementalSchedule:
     def apply(self, obj: KubeObject) -> ChangeReport:
         """Create or update ``obj`` in the fleet and bring the result up to date."""
         start = time.perf_counter()
-        if isinstance(obj, ManagedCluster) and obj.name in self.fleet.clusters:
-            report = self._cluster_updated(obj)
-        elif isinstance(obj, AddOnPlacementScore):
-            report = self._score_changed((obj.namespace, obj.name), obj)
-        else:
-            self.fleet.add(obj)
-            report = self._schedule_all(obj.ref)
+        report = self._changed(self.fleet.get(obj), obj, obj.ref)
         report.seconds = time.perf_counter() - start
         return report
 
     def delete(self, obj: KubeObject) -> ChangeReport:
         """Remove the fleet's object of ``obj``'s kind and identity (if any)."""
         start = time.perf_counter()
-        if self.fleet.remove(obj) is None:
+        before = self.fleet.get(obj)
+        if before is None:
             return ChangeReport(obj.ref)
-        if isinstance(obj, AddOnPlacementScore):
-            report = self._score_changed((obj.namespace, obj.name), None)
-        else:
-            report = self._schedule_all(obj.ref)
+        report = self._changed(before, None, obj.ref)
         report.seconds = time.perf_counter() - start
         return report
+
+    def _changed(self, old: KubeObject | None, new: KubeObject | None, ref: str) -> ChangeReport:
+        reach = self.live.apply(old, new)  # the fleet and its snapshot follow the change
+        if reach.kind == "cluster":
+            return self._cluster_updated(reach, ref)
+        if reach.kind == "score":
+            return self._score_changed(reach, ref)
+        return self._schedule_all(ref)
 
     # -- the full run -----------------------------------------------------------------
 
     def _schedule_all(self, change: str = "") -> ChangeReport:
         result = schedule(self.fleet, self.now)
         snapshot = result.snapshot
+        self.live.adopt(snapshot)
         self._result = result
         self._final = snapshot.decisions  # the store after the run, as schedule leaves it
         # The store before the run: every placement's own decisions stay the input ones
@@ -180,18 +185,15 @@ class IncrementalSchedule:
 
     # -- what a change reaches ---------------------------------------------------------
 
-    def _cluster_updated(self, cluster: ManagedCluster) -> ChangeReport:
-        snapshot = self._result.snapshot
-        self.fleet.add(cluster)
-        # The snapshot's indexes bring themselves up to date.
-        old = snapshot.replace_cluster(cluster)
-        position = snapshot.index[cluster.name]
-        # What changed, in the words plugins declare what they read.
-        changed = cluster_changes(old, cluster)
+    def _cluster_updated(self, reach: Reach, change_name: str) -> ChangeReport:
+        # The snapshot's indexes brought themselves up to date; what changed is in the
+        # words plugins declare what they read.
+        assert reach.position is not None
+        position, changed = reach.position, reach.changed
         labels = bool(changed & {LABELS, CLAIMS})
         dirty: set[int] = set()
         candidate_of: list[int] = []
-        for change in snapshot.index_of(CandidatesIndex).last_changes:
+        for change in reach.lists:
             steps = self._groups.get(change.key, ())
             if change.before is not change.after:  # the candidate list itself changed
                 dirty.update(steps)
@@ -211,17 +213,13 @@ class IncrementalSchedule:
             for j in self._ledger.named_by(position):
                 if self.fleet.placements[self._keys[j]].spec.tolerations:
                     dirty.add(j)
-        return self._reschedule(dirty, cluster.ref)
+        return self._reschedule(dirty, change_name)
 
-    def _score_changed(self, key: Key, score: AddOnPlacementScore | None) -> ChangeReport:
+    def _score_changed(self, reach: Reach, change: str) -> ChangeReport:
         snapshot = self._result.snapshot
-        cluster, name = key
-        if score is not None:
-            self.fleet.add(score)  # (a deleted one is gone from the fleet already)
-        snapshot.replace_score(key, score)  # the snapshot's indexes follow
-        change = f"AddOnPlacementScore/{cluster}/{name}"
-        position = snapshot.index.get(cluster)
-        if position is None:
+        name = reach.resource
+        position = reach.position
+        if position is None:  # not a cluster of the fleet: nothing reads its scores
             return ChangeReport(change)
         candidate_of = [
             j

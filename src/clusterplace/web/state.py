@@ -8,11 +8,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
-from clusterplace.api import Fleet
+from clusterplace.api import AddOnPlacementScore, Fleet, ManagedCluster
 from clusterplace.defkit.module import Module
 from clusterplace.errors import ClusterplaceError
 from clusterplace.scheduling import IncrementalSchedule, PlacementResult
 from clusterplace.scheduling.explain import ClusterExplanation, explain
+from clusterplace.scheduling.live import differences
 from clusterplace.web.events import EventBatch, EventReader
 
 __all__ = ["Explorer", "FleetSource"]
@@ -66,15 +67,34 @@ class Explorer:
                 return False
             self._version = version  # tried once per change, good or bad
             try:
-                run = IncrementalSchedule(self.source.load(), now=self.now)
+                fleet = self.source.load()
+                self._follow(fleet)
             except ClusterplaceError as err:
                 self.problem = f"{err}\n(showing the last good state)"
                 self.report(self.problem)
                 return False
-            self.run = run
             self.problem = None
             self._explained.clear()
         return True
+
+    def _follow(self, fleet: Fleet) -> None:
+        """Bring the run up to ``fleet``: clusters and add-on scores updated are handed
+        to it one by one (it schedules again only what each reaches); any other change
+        schedules everything again, once."""
+        changes = differences(self.run.fleet, fleet)
+        cheap = fleet.unknown == self.run.fleet.unknown and all(
+            (isinstance(old, ManagedCluster) and isinstance(new, ManagedCluster))
+            or isinstance(old or new, AddOnPlacementScore)
+            for old, new in changes
+        )
+        if not cheap:
+            self.run = IncrementalSchedule(fleet, now=self.now)
+            return
+        for old, new in changes:
+            if new is not None:
+                self.run.apply(new)
+            elif old is not None:
+                self.run.delete(old)
 
     def explained(
         self, namespace: str, name: str
