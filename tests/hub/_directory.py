@@ -13,7 +13,18 @@ from typing import Any
 
 import yaml
 
-__all__ = ["Controller", "command", "read_out", "unreadable_while", "wait_for"]
+from clusterplace.hub.directory.manifests import ManifestFolder
+
+__all__ = [
+    "Controller",
+    "command",
+    "later",
+    "names_of",
+    "read_out",
+    "unreadable_while",
+    "wait_for",
+    "write_clusters",
+]
 
 # A child that runs the CLI with a folder made unreadable while a flag file exists:
 # listing the folder, and looking at or opening anything under it, fail with EACCES, as
@@ -118,3 +129,24 @@ def read_out(out: Path) -> dict[str, Any]:
         if path.is_file() and path.suffix == ".yaml":
             found[str(path.relative_to(out))] = yaml.safe_load(path.read_text())
     return found
+
+
+def later() -> float:
+    """A moment by which every file written so far has settled."""
+    return time.time() + 60
+
+
+def write_clusters(path: Path, *names: str, zone: str = "a") -> None:
+    """A manifest file of clusters ``names`` (label ``zone``)."""
+    from clusterplace.outputs.serialize import dump_yaml_documents
+    from tests.scheduling._helpers import cluster
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(
+        dump_yaml_documents([cluster(n, labels={"zone": zone}).to_dict() for n in names])
+    )
+
+
+def names_of(folder: ManifestFolder) -> list[str]:
+    """The names of the objects a manifest folder holds, sorted."""
+    return sorted(o.name for o in folder.objects())

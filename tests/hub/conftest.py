@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import queue
+import shutil
 import threading
 import urllib.error
 import urllib.request
@@ -23,6 +24,7 @@ import kmock
 import pytest
 import yaml
 
+from tests.conftest import ROOT
 from tests.hub._kube import KubeHub
 from tests.hub.kube_emulator import serve
 
@@ -98,3 +100,11 @@ def kubehub(tmp_path: Path) -> Iterator[KubeHub]:
     """The API emulator of tests/hub/kube_emulator.py (not a real API server)."""
     for emulator, url in serve():
         yield KubeHub(emulator, url, tmp_path)
+
+
+@pytest.fixture
+def hub(tmp_path: Path) -> Path:
+    """A hub folder: a copy of the example fleet."""
+    folder = tmp_path / "hub"
+    shutil.copytree(ROOT / "examples" / "fleet", folder)
+    return folder

@@ -23,13 +23,6 @@ from tests.outputs.faults import run_with_fault
 NOW = "2026-06-01T00:00:00Z"
 
 
-@pytest.fixture
-def hub(tmp_path: Path) -> Path:
-    folder = tmp_path / "hub"
-    shutil.copytree(ROOT / "examples" / "fleet", folder)
-    return folder
-
-
 def _decided(hub: Path, namespace: str, name: str) -> list[str]:
     path = hub / ".clusterplace" / "placementdecisions" / namespace / f"{name}-decision-1.yaml"
     if not path.exists():

@@ -18,13 +18,6 @@ from tests.hub._directory import Controller, read_out, wait_for
 NOW = "2026-06-01T00:00:00Z"
 
 
-@pytest.fixture
-def hub(tmp_path: Path) -> Path:
-    folder = tmp_path / "hub"
-    shutil.copytree(ROOT / "examples" / "fleet", folder)
-    return folder
-
-
 def _offline(run: Any, folder: Path) -> dict[str, Any]:
     """``schedule -f`` of the folder: placement statuses and decisions, by out path."""
     result: Result = run("schedule", "-f", str(folder), "-o", "yaml", "--now", NOW)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import errno
 import os
-import time
 from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -14,24 +13,8 @@ import pytest
 
 from clusterplace.hub.directory.lastgood import LastGood
 from clusterplace.hub.directory.manifests import ManifestFolder
-from clusterplace.outputs.serialize import dump_yaml_documents
 from clusterplace.safepath import PathEscapeError
-from tests.scheduling._helpers import cluster
-
-
-def _later() -> float:
-    return time.time() + 60
-
-
-def _write(path: Path, *names: str, zone: str = "a") -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(
-        dump_yaml_documents([cluster(n, labels={"zone": zone}).to_dict() for n in names])
-    )
-
-
-def _names(folder: ManifestFolder) -> list[str]:
-    return sorted(o.name for o in folder.objects())
+from tests.hub._directory import later, names_of, write_clusters
 
 
 def _folder(hub: Path, out: Path, reports: list[str], **kwargs: Any) -> ManifestFolder:
@@ -43,70 +26,70 @@ def _folder(hub: Path, out: Path, reports: list[str], **kwargs: Any) -> Manifest
 
 def test_the_last_good_text_is_kept_and_stands_in_at_start(tmp_path: Path) -> None:
     hub, out = tmp_path / "hub", tmp_path / "out" / "lastgood"
-    _write(hub / "a.yaml", "c1", "c2")
-    _write(hub / "sub" / "b.yaml", "c3")
+    write_clusters(hub / "a.yaml", "c1", "c2")
+    write_clusters(hub / "sub" / "b.yaml", "c3")
     good = (hub / "a.yaml").read_text()
     first: list[str] = []
-    _folder(hub, out, first, recursive=True).scan(now=_later())
+    _folder(hub, out, first, recursive=True).scan(now=later())
     assert (out / "a.yaml").read_text() == good
     assert (out / "sub" / "b.yaml").is_file()
     # Broken while nothing ran: the next start uses the kept text, and says so.
     (hub / "a.yaml").write_text("kind: [\n")
     reports: list[str] = []
     folder = _folder(hub, out, reports, recursive=True)
-    changes = folder.scan(now=_later())
+    changes = folder.scan(now=later())
     assert sorted(c.obj.name for c in changes) == ["c1", "c2", "c3"]
     assert any("is in force until" in r and str(out / "a.yaml") in r for r in reports)
     assert folder.unreadable == set() and folder.invalid == {hub / "a.yaml"}
     assert (out / "a.yaml").read_text() == good  # the bad text is not kept
     # Fixed: read again, and kept.
-    _write(hub / "a.yaml", "c1")
-    assert [(c.obj.name, c.new) for c in folder.scan(now=_later())] == [("c2", None)]
+    write_clusters(hub / "a.yaml", "c1")
+    assert [(c.obj.name, c.new) for c in folder.scan(now=later())] == [("c2", None)]
     assert folder.invalid == set() and "c2" not in (out / "a.yaml").read_text()
 
 
 def test_a_broken_file_without_a_last_good_version_is_unknown(tmp_path: Path) -> None:
     hub, out = tmp_path / "hub", tmp_path / "lastgood"
-    _write(hub / "a.yaml", "c1")
+    write_clusters(hub / "a.yaml", "c1")
     (hub / "b.yaml").write_text("kind: [\n")
     reports: list[str] = []
     folder = _folder(hub, out, reports)
-    folder.scan(now=_later())
-    assert _names(folder) == ["c1"]
+    folder.scan(now=later())
+    assert names_of(folder) == ["c1"]
     assert folder.unreadable == {hub / "b.yaml"}
     assert any("no last good version" in r for r in reports)
-    _write(hub / "b.yaml", "c2")
-    assert [c.obj.name for c in folder.scan(now=_later())] == ["c2"]
+    write_clusters(hub / "b.yaml", "c2")
+    assert [c.obj.name for c in folder.scan(now=later())] == ["c2"]
     assert folder.unreadable == set()
 
 
 def test_the_kept_text_is_written_only_when_it_changed(tmp_path: Path) -> None:
     hub, out = tmp_path / "hub", tmp_path / "lastgood"
-    _write(hub / "a.yaml", "c1")
-    _folder(hub, out, []).scan(now=_later())
+    write_clusters(hub / "a.yaml", "c1")
+    _folder(hub, out, []).scan(now=later())
     stamp = (out / "a.yaml").stat().st_mtime_ns
     os.utime(hub / "a.yaml", ns=(1, 1))  # touched, same text: read again
     again = _folder(hub, out, [])  # a restart, too
-    again.scan(now=_later())
+    again.scan(now=later())
     assert (out / "a.yaml").stat().st_mtime_ns == stamp
-    _write(hub / "a.yaml", "c1", zone="b")
-    again.scan(now=_later())
+    write_clusters(hub / "a.yaml", "c1", zone="b")
+    again.scan(now=later())
     assert "zone: b" in (out / "a.yaml").read_text()
 
 
 def test_kept_versions_of_files_gone_are_dropped(tmp_path: Path) -> None:
     hub, out = tmp_path / "hub", tmp_path / "lastgood"
-    _write(hub / "a.yaml", "c1")
-    _write(hub / "sub" / "b.yaml", "c2")
-    _write(hub / "sub" / "c.yaml", "c3")
+    write_clusters(hub / "a.yaml", "c1")
+    write_clusters(hub / "sub" / "b.yaml", "c2")
+    write_clusters(hub / "sub" / "c.yaml", "c3")
     folder = _folder(hub, out, [], recursive=True)
-    folder.scan(now=_later())
+    folder.scan(now=later())
     (hub / "sub" / "b.yaml").unlink()
-    folder.scan(now=_later())
+    folder.scan(now=later())
     assert not (out / "sub" / "b.yaml").exists() and (out / "sub" / "c.yaml").exists()
     # Deleted while nothing ran: dropped at the next start.
     (hub / "sub" / "c.yaml").unlink()
-    _folder(hub, out, [], recursive=True).scan(now=_later())
+    _folder(hub, out, [], recursive=True).scan(now=later())
     assert sorted(p.name for p in out.rglob("*")) == ["a.yaml"]
 
 
@@ -152,14 +135,14 @@ def test_an_unreadable_folder_is_an_outage_not_an_empty_hub(
     tmp_path: Path, unlistable: set[Path]
 ) -> None:
     reports: list[str] = []
-    _write(tmp_path / "a.yaml", "c1")
-    _write(tmp_path / "sub" / "b.yaml", "c2")
+    write_clusters(tmp_path / "a.yaml", "c1")
+    write_clusters(tmp_path / "sub" / "b.yaml", "c2")
     folder = ManifestFolder(tmp_path, recursive=True, report=reports.append)
-    folder.scan(now=_later())
+    folder.scan(now=later())
     unlistable.add(tmp_path / "sub")
-    assert folder.scan(now=_later()) == []
-    assert folder.scan(now=_later()) == []  # every rescan
-    assert _names(folder) == ["c1", "c2"]
+    assert folder.scan(now=later()) == []
+    assert folder.scan(now=later()) == []  # every rescan
+    assert names_of(folder) == ["c1", "c2"]
     assert [r for r in reports if "cannot read the folder" in r] == [
         f"{tmp_path / 'sub'}: cannot read the folder: Permission denied; the files known "
         "under it stay as they were until it can be read again"
@@ -167,13 +150,13 @@ def test_an_unreadable_folder_is_an_outage_not_an_empty_hub(
     assert folder.invalid == {tmp_path / "sub"}
     # The root too.
     unlistable.add(tmp_path)
-    assert folder.scan(now=_later()) == []
-    assert _names(folder) == ["c1", "c2"]
+    assert folder.scan(now=later()) == []
+    assert names_of(folder) == ["c1", "c2"]
     # Readable again: what changed meanwhile is picked up.
     (tmp_path / "sub" / "b.yaml").unlink()
-    _write(tmp_path / "sub" / "c.yaml", "c3")
+    write_clusters(tmp_path / "sub" / "c.yaml", "c3")
     unlistable.clear()
-    changes = folder.scan(now=_later())
+    changes = folder.scan(now=later())
     assert sorted((c.obj.name, c.new is None) for c in changes) == [("c2", True), ("c3", False)]
     assert sum(r.endswith(": can be read again") for r in reports) == 2
     assert folder.invalid == set()
@@ -183,20 +166,20 @@ def test_an_unreadable_folder_at_start_uses_the_last_good_versions(
     tmp_path: Path, unlistable: set[Path]
 ) -> None:
     hub, out = tmp_path / "hub", tmp_path / "lastgood"
-    _write(hub / "a.yaml", "c1")
-    _write(hub / "sub" / "b.yaml", "c2")
-    _folder(hub, out, [], recursive=True).scan(now=_later())
+    write_clusters(hub / "a.yaml", "c1")
+    write_clusters(hub / "sub" / "b.yaml", "c2")
+    _folder(hub, out, [], recursive=True).scan(now=later())
     unlistable.add(hub / "sub")
     reports: list[str] = []
     folder = _folder(hub, out, reports, recursive=True)
-    folder.scan(now=_later())
-    assert _names(folder) == ["c1", "c2"] and folder.unreadable == set()
+    folder.scan(now=later())
+    assert names_of(folder) == ["c1", "c2"] and folder.unreadable == set()
     assert (out / "sub" / "b.yaml").exists()  # not dropped as stale
     # Without a kept version, its objects are unknown.
     unlistable.add(hub)
     reports.clear()
     blind = ManifestFolder(hub, recursive=True, report=reports.append)
-    blind.scan(now=_later())
+    blind.scan(now=later())
     assert blind.objects() == [] and blind.unreadable == {hub}
     assert any("its objects are unknown" in r for r in reports)
 
@@ -206,9 +189,9 @@ def test_a_file_under_an_unreadable_folder_seen_changing_deletes_nothing(
 ) -> None:
     """Injected: os.stat raises EACCES for paths under sub/ (as a folder without search
     permission does): a watcher's event for a file there is no deletion."""
-    _write(tmp_path / "sub" / "b.yaml", "c2")
+    write_clusters(tmp_path / "sub" / "b.yaml", "c2")
     folder = ManifestFolder(tmp_path, recursive=True)
-    folder.scan(now=_later())
+    folder.scan(now=later())
     real = os.stat
 
     def stat(path: Any, *args: Any, **kwargs: Any) -> Any:
@@ -217,8 +200,8 @@ def test_a_file_under_an_unreadable_folder_seen_changing_deletes_nothing(
         return real(path, *args, **kwargs)
 
     monkeypatch.setattr(os, "stat", stat)
-    assert folder.scan(now=_later(), paths=[tmp_path / "sub" / "b.yaml"]) == []
-    assert _names(folder) == ["c2"]
+    assert folder.scan(now=later(), paths=[tmp_path / "sub" / "b.yaml"]) == []
+    assert names_of(folder) == ["c2"]
 
 
 # Odd entries
@@ -226,16 +209,16 @@ def test_a_file_under_an_unreadable_folder_seen_changing_deletes_nothing(
 
 def test_odd_entries_are_reported_once_and_skipped(tmp_path: Path) -> None:
     reports: list[str] = []
-    _write(tmp_path / "a.yaml", "c1")
+    write_clusters(tmp_path / "a.yaml", "c1")
     os.mkfifo(tmp_path / "pipe.yaml")
     (tmp_path / "loop.yaml").symlink_to("loop.yaml")
     (tmp_path / "dangling.yaml").symlink_to("nowhere.yaml")
     (tmp_path / "self").symlink_to(".")  # a folder reached twice, under -R
     (tmp_path / "link.yaml").symlink_to("a.yaml")  # a symlink to a file: read
     folder = ManifestFolder(tmp_path, recursive=True, report=reports.append)
-    folder.scan(now=_later())
-    folder.scan(now=_later())
-    assert folder.scan(now=_later(), paths=[tmp_path / "pipe.yaml", tmp_path / "loop.yaml"]) == []
+    folder.scan(now=later())
+    folder.scan(now=later())
+    assert folder.scan(now=later(), paths=[tmp_path / "pipe.yaml", tmp_path / "loop.yaml"]) == []
     assert sorted(r.split(": ", 1)[1] for r in reports if "skipped" in r) == [
         "is a dangling symlink; skipped",
         "is a folder reached twice (through a symlink); skipped",
@@ -245,24 +228,24 @@ def test_odd_entries_are_reported_once_and_skipped(tmp_path: Path) -> None:
     assert sum("defined twice" in r for r in reports) == 1  # link.yaml's copy of c1
     assert folder.invalid == {tmp_path / n for n in ("pipe.yaml", "loop.yaml", "dangling.yaml")}
     # A later edit is picked up; an odd entry gone and back is reported again.
-    _write(tmp_path / "b.yaml", "c2")
-    assert [c.obj.name for c in folder.scan(now=_later())] == ["c2"]
+    write_clusters(tmp_path / "b.yaml", "c2")
+    assert [c.obj.name for c in folder.scan(now=later())] == ["c2"]
     (tmp_path / "pipe.yaml").unlink()
-    folder.scan(now=_later())
+    folder.scan(now=later())
     os.mkfifo(tmp_path / "pipe.yaml")
-    folder.scan(now=_later())
+    folder.scan(now=later())
     assert sum("is a pipe" in r for r in reports) == 2
 
 
 def test_a_known_file_replaced_by_a_pipe_keeps_its_objects(tmp_path: Path) -> None:
-    _write(tmp_path / "a.yaml", "c1")
+    write_clusters(tmp_path / "a.yaml", "c1")
     folder = ManifestFolder(tmp_path)
-    folder.scan(now=_later())
+    folder.scan(now=later())
     (tmp_path / "a.yaml").unlink()
     os.mkfifo(tmp_path / "a.yaml")
-    assert folder.scan(now=_later(), paths=[tmp_path / "a.yaml"]) == []
-    assert folder.scan(now=_later()) == []
-    assert _names(folder) == ["c1"]
+    assert folder.scan(now=later(), paths=[tmp_path / "a.yaml"]) == []
+    assert folder.scan(now=later()) == []
+    assert names_of(folder) == ["c1"]
 
 
 def test_a_value_out_of_range_is_reported_with_its_file(tmp_path: Path) -> None:
@@ -274,9 +257,9 @@ def test_a_value_out_of_range_is_reported_with_its_file(tmp_path: Path) -> None:
         '  - {key: a, effect: NoSelect, timeAdded: "0001-01-01T00:00:00+23:59"}\n'
     )
     folder = ManifestFolder(tmp_path, report=reports.append)
-    assert folder.scan(now=_later()) == []
+    assert folder.scan(now=later()) == []
     assert reports and reports[0].startswith(f"{path}:6: ManagedCluster/c1: spec.taints[0]")
     assert folder.unreadable == {path}
-    _write(path, "c1")
-    assert [c.obj.name for c in folder.scan(now=_later())] == ["c1"]
+    write_clusters(path, "c1")
+    assert [c.obj.name for c in folder.scan(now=later())] == ["c1"]
     assert "fixed" in reports[-1]
