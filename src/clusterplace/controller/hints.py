@@ -1,16 +1,17 @@
 """Queueing hints: which queued placements planning again would provably not change.
 
 The controller is level-triggered: it enqueues whatever upstream's rules enqueue, in
-upstream's order, and a resync plans every placement. A converged plan (one that
-wrote nothing) leaves a :class:`SyncRecord` of what it read, made from the cache it
-planned from, before any await. Each change is checked against the records it can
-reach *when it arrives* (as kube-scheduler's queueing hints are), and a record it
-reaches is dropped. When a placement comes up in the queue with its record still
-standing, no change since its converged plan reached it, so planning again would
-write nothing: it is passed over. Records are never made after a write, and the
-echoes of the controller's own writes drop them like any change. What drops records:
+upstream's order, and a resync plans every placement. A plan leaves a
+:class:`SyncRecord` of what it read, made from the cache it planned from, before any
+await. Each change is checked against the records it can reach *when it arrives* (as
+kube-scheduler's queueing hints are), and a record it reaches is dropped. When a
+placement comes up in the queue with its record still standing, no change since its
+plan reached it, so planning again would write nothing more: it is passed over.
+Records are never made after a write. What drops records:
 
-- the placement itself, or its own decisions (by anyone, the controller included);
+- the placement itself, or its own decisions, unless they come back exactly as its
+  plan wrote them (the echo of its own writes) and the plan does not read them (a
+  negative Steady weight or a NoSelectIfNew taint does: no record is kept for those);
 - a resync: every record;
 - cluster sets, bindings, a cluster added or removed, an unlabelled decision: every
   record (the scheduling snapshot is built afresh);

@@ -83,9 +83,9 @@ class Reconciler:
 
     ``now`` gives the wall-clock time a sync schedules at (read per sync); ``clock`` the
     monotonic time the queue delays by. Both are parameters so that tests can drive
-    them. ``hints`` passes over a queued placement that no change since its last,
-    converged plan reached (:mod:`clusterplace.controller.hints`); without it every
-    placement taken from the queue is planned.
+    them. ``hints`` passes over a queued placement that no change since its last plan
+    reached (:mod:`clusterplace.controller.hints`); without it every placement taken
+    from the queue is planned.
     """
 
     def __init__(
@@ -170,9 +170,9 @@ class Reconciler:
             return SyncPlan(key, skipped=AWAITING_ECHO)
         now = now or self.now()
         if self.hints and self.state.holds(key, now):
-            # No change since its last, converged plan reached it: planning again would
-            # write nothing. Ask for the requeue that plan would have asked for (the
-            # next expiry of a score it ranks by), as it would have.
+            # No change since its last plan reached it (its own writes came back as
+            # planned): planning again would write nothing. Ask for the requeue that
+            # plan would have asked for (the next expiry of a score it ranks by).
             self.stats.hinted += 1
             placement = self.state.placement(key)
             assert placement is not None
