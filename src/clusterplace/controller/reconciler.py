@@ -9,7 +9,7 @@ cache, which only the hub's change stream writes, then written; a resync plans e
 placement. The controller's own writes reach the cache as their echoes arrive, and
 enqueue their placement again, as upstream's do; until a placement's echoes arrived it
 is not planned (:mod:`clusterplace.controller.expectations`). The only work left out is
-decided when a change arrives, from what it reaches (:mod:`clusterplace.controller.hints`).
+decided when a change arrives, from what it reaches (:mod:`clusterplace.scheduling.hints`).
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from clusterplace.controller.sink import HubRefused, HubWriteError, Sink
 from clusterplace.controller.state import HubState
 from clusterplace.controller.sync import SyncPlan, Write, plan_sync, score_expiry
 from clusterplace.errors import ClusterplaceError
-from clusterplace.scheduling.events import Event
+from clusterplace.scheduling import Event
 
 __all__ = ["HubSourceEnded", "Reconciler", "SyncObserver", "SyncStats", "synced_text"]
 
@@ -84,7 +84,7 @@ class Reconciler:
     ``now`` gives the wall-clock time a sync schedules at (read per sync); ``clock`` the
     monotonic time the queue delays by. Both are parameters so that tests can drive
     them. ``hints`` passes over a queued placement that no change since its last plan
-    reached (:mod:`clusterplace.controller.hints`); without it every placement taken
+    reached (:mod:`clusterplace.scheduling.hints`); without it every placement taken
     from the queue is planned.
     """
 
@@ -132,7 +132,7 @@ class Reconciler:
     def observe(self, changes: Iterable[ObjectChange]) -> None:
         """Take changes from the hub's change stream (in order) into the cache, and
         enqueue what upstream would enqueue. Each change is also checked against the
-        queueing hints here, when it arrives (:mod:`clusterplace.controller.hints`)."""
+        queueing hints here, when it arrives (:mod:`clusterplace.scheduling.hints`)."""
         for change in changes:
             if not is_placement_input(change.obj):
                 continue

@@ -17,7 +17,7 @@ from clusterplace.api import Placement, PlacementDecision
 from clusterplace.controller.changes import Key
 from clusterplace.controller.sync import Write
 from clusterplace.errors import ClusterplaceError
-from clusterplace.scheduling.events import Event
+from clusterplace.scheduling import Event
 
 __all__ = ["HubRefused", "HubWriteError", "Sink"]
 

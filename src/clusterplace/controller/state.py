@@ -28,11 +28,14 @@ from clusterplace.api import (
 )
 from clusterplace.api.placement import PLACEMENT_LABEL
 from clusterplace.controller.changes import Key, ObjectChange
-from clusterplace.controller.hints import QueueingHints
 from clusterplace.labels import Selector
-from clusterplace.scheduling.candidates import SetSelectorError, cluster_set_selector
-from clusterplace.scheduling.live import LiveFleet
-from clusterplace.scheduling.snapshot import Snapshot
+from clusterplace.scheduling import (
+    LiveFleet,
+    QueueingHints,
+    SetSelectorError,
+    Snapshot,
+    cluster_set_selector,
+)
 
 __all__ = ["HubState"]
 
@@ -66,7 +69,7 @@ class HubState:
 
     def holds(self, key: Key, now: datetime) -> bool:
         """Whether placement ``key``'s last plan provably still holds at ``now``: planning
-        it again would give the same writes (:mod:`clusterplace.controller.hints`)."""
+        it again would give the same writes (:mod:`clusterplace.scheduling.hints`)."""
         return self.hints.holds(key, self.placement(key), now)
 
     def set_selector(self, cluster_set: ManagedClusterSet) -> Selector | None:

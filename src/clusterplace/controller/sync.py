@@ -23,12 +23,15 @@ from typing import Literal
 from clusterplace.api import Placement, PlacementDecision
 from clusterplace.controller.changes import Key
 from clusterplace.controller.enqueue import addon_resources
-from clusterplace.controller.hints import SyncRecord, sync_record
 from clusterplace.controller.state import HubState
-from clusterplace.scheduling.events import Event
-from clusterplace.scheduling.framework import Code
-from clusterplace.scheduling.results import PlacementResult
-from clusterplace.scheduling.scheduler import schedule_one
+from clusterplace.scheduling import (
+    Code,
+    Event,
+    PlacementResult,
+    SyncRecord,
+    schedule_one,
+    sync_record,
+)
 
 __all__ = ["SyncPlan", "Write", "plan_sync", "score_expiry"]
 

@@ -11,14 +11,19 @@ live in the submodules.
 
 from __future__ import annotations
 
+from clusterplace.scheduling.candidates import SetSelectorError, cluster_set_selector
 from clusterplace.scheduling.counterfactual import Suggestion, WhyNot, why_not
 from clusterplace.scheduling.edits import Edit, EditError, parse_edit, parse_edits
+from clusterplace.scheduling.events import Event
 from clusterplace.scheduling.explain import ClusterExplanation, explain, explain_placement
 from clusterplace.scheduling.framework import Code, Status
+from clusterplace.scheduling.hints import QueueingHints, SyncRecord, sync_record
 from clusterplace.scheduling.hypothetical import PlacementDiff, WhatIf, what_if
 from clusterplace.scheduling.incremental import ChangeReport, IncrementalSchedule
+from clusterplace.scheduling.live import LiveFleet, Reach, differences
 from clusterplace.scheduling.results import PlacementResult, ScheduleResult
-from clusterplace.scheduling.scheduler import schedule
+from clusterplace.scheduling.scheduler import schedule, schedule_one
+from clusterplace.scheduling.snapshot import Snapshot
 
 __all__ = [
     "ChangeReport",
@@ -26,19 +31,30 @@ __all__ = [
     "Code",
     "Edit",
     "EditError",
+    "Event",
     "IncrementalSchedule",
+    "LiveFleet",
     "PlacementDiff",
     "PlacementResult",
+    "QueueingHints",
+    "Reach",
     "ScheduleResult",
+    "SetSelectorError",
+    "Snapshot",
     "Status",
     "Suggestion",
+    "SyncRecord",
     "WhatIf",
     "WhyNot",
+    "cluster_set_selector",
+    "differences",
     "explain",
     "explain_placement",
     "parse_edit",
     "parse_edits",
     "schedule",
+    "schedule_one",
+    "sync_record",
     "what_if",
     "why_not",
 ]

@@ -28,7 +28,8 @@ The rules are those of the incremental scheduler (:mod:`clusterplace.scheduling.
 with one more input, the decisions on the hub. A property test checks that a
 controller using these hints writes exactly what one that plans every queued
 placement writes, with changes arriving at every await of its writes
-(tests/controller/test_hints.py).
+(tests/controller/test_hints.py). The controller keeps them; the rules belong with
+the scheduler, whose plugins declare what they read.
 """
 
 from __future__ import annotations
@@ -42,7 +43,6 @@ import numpy as np
 
 from clusterplace.api import Placement, PlacementDecision
 from clusterplace.api.placement import PlacementStatus
-from clusterplace.controller.changes import Key
 from clusterplace.scheduling.candidates import CandidatesIndex, CandidatesKey, candidates_key
 from clusterplace.scheduling.filters.chain import FILTERS, depends_on_time
 from clusterplace.scheduling.framework import Code, Context
@@ -63,6 +63,8 @@ from clusterplace.scheduling.results import PlacementResult
 from clusterplace.scheduling.snapshot import Snapshot, contains
 
 __all__ = ["QueueingHints", "SyncRecord", "sync_record"]
+
+Key = tuple[str, str]  # a Placement's (namespace, name)
 
 
 @dataclass(frozen=True)
