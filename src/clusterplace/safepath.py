@@ -9,11 +9,19 @@ followed) and refused unless it stays inside its base folder.
 from __future__ import annotations
 
 import errno
+import os
 from pathlib import Path
 
 from clusterplace.errors import InputError, Location
 
-__all__ = ["PathEscapeError", "SymlinkLoopError", "is_inside", "resolve", "resolve_inside"]
+__all__ = [
+    "PathEscapeError",
+    "SymlinkLoopError",
+    "is_inside",
+    "real_path",
+    "resolve",
+    "resolve_inside",
+]
 
 
 class PathEscapeError(InputError):
@@ -39,6 +47,15 @@ def resolve(path: Path, where: Location | None = None) -> Path:
         "itself); remove or replace the link",
         where,
     )
+
+
+def real_path(path: Path) -> Path:
+    """``path`` absolute, with its symlinks resolved as far as they go; never raises (a
+    symlink loop, which makes :func:`resolve` an error, leaves the path as it is)."""
+    try:
+        return Path(os.path.realpath(path))
+    except (OSError, ValueError, RuntimeError):
+        return path.absolute()
 
 
 def resolve_inside(

@@ -7,6 +7,8 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
+
 from clusterplace.api import PlacementDecision
 from clusterplace.controller import ObjectChange, Write
 from clusterplace.hub.directory.layout import OutLayout
@@ -35,3 +37,19 @@ def test_own_writes_are_published_and_a_rescan_finds_only_others_edits(tmp_path:
     assert store.rescan() == [path]
     assert store.reread(path) == ("PlacementDecision", ("ns", "p-decision-1"), None)
     assert store.decisions == {}
+
+
+def test_a_relative_output_folder_is_spelled_one_way(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The sink, the watcher and a scan name OUT's files differently (relative,
+    absolute, resolved): the store's own writes still need no reading again."""
+    monkeypatch.chdir(tmp_path)
+    layout = OutLayout(Path("out"))
+    store = OutStore(layout)
+    sink = DirectorySink(layout, lambda: NOW, store)
+    pd = decision("ns", "p-decision-1", ["c1"], placement_label="p")
+    asyncio.run(sink.write_decision(Write("create", pd)))
+    assert store.rescan() == []
+    assert store.unchanged(tmp_path / "out" / "placementdecisions" / "ns" / "p-decision-1.yaml")
+    assert store.reread(Path("out/placementdecisions/ns/p-decision-1.yaml")) is None

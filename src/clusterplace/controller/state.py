@@ -122,6 +122,8 @@ class HubState:
         new = change.new
         reach = self.live.apply(old, new)
         snapshot = self.live.kept
+        if isinstance(obj, ManagedClusterSet) and new is None:
+            self._selectors.pop(obj.name, None)
         if reach.kind == "decision":
             self._decision_changed(old, new)
         elif reach.kind == "placement":
@@ -140,11 +142,7 @@ class HubState:
         elif reach.kind == "cluster" and snapshot is not None:
             self.hints.cluster_replaced(snapshot, reach)
         elif reach.kind == "rebuilt":
-            if isinstance(obj, ManagedClusterSet) and new is None:
-                self._selectors.pop(obj.name, None)
             self.hints.all_stale()  # records point into the snapshot they were made with
-        elif isinstance(obj, ManagedClusterSet) and new is None:
-            self._selectors.pop(obj.name, None)
 
     def _drop_snapshot(self) -> None:
         self.live.drop_snapshot()

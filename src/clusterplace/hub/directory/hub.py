@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import signal
 import time
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator
@@ -40,6 +39,7 @@ from clusterplace.hub.directory.manifests import SETTLE_S, ManifestFolder
 from clusterplace.hub.directory.out_store import OutStore
 from clusterplace.hub.directory.sink import DirectorySink
 from clusterplace.outputs.lock import FolderBusyError, folder_lock
+from clusterplace.safepath import real_path
 
 __all__ = ["DirectoryHub", "RunSummary", "run_directory_controller"]
 
@@ -164,24 +164,26 @@ class DirectoryHub:
         """Object changes as the hub folder changes, until ``stop`` is set."""
         from watchfiles import awatch  # the watcher starts threads: only when watching
 
-        out = _real(self.layout.root)
+        out = real_path(self.layout.root)
         out_folders = [self.layout.decisions, self.layout.statuses]
         for folder in out_folders:
             folder.mkdir(parents=True, exist_ok=True)
-        out_real = [_real(folder) for folder in out_folders]
+        out_real = [real_path(folder) for folder in out_folders]
 
-        def in_out(path: Path) -> bool:
-            real = _real(path)
+        def under_out(real: Path) -> bool:
             return any(real.is_relative_to(folder) for folder in out_real)
 
-        root = _real(self.root)
+        def in_out(path: Path) -> bool:
+            return under_out(real_path(path))
+
+        root = real_path(self.root)
 
         def relevant(_: object, path: str) -> bool:
             if Path(path).name.startswith("."):
                 return False
-            if in_out(Path(path)):
+            real = real_path(Path(path))
+            if under_out(real):
                 return True
-            real = _real(Path(path))
             if real.is_relative_to(out):
                 return False
             # The watch is recursive (OUT's decisions live in subfolders); without -R
@@ -246,14 +248,6 @@ class DirectoryHub:
             self.report(f"{self.root}: the scan failed ({type(err).__name__}: {err}); retrying")
             self.folder.pending = set()
             return []
-
-
-def _real(path: Path) -> Path:
-    """``path`` with its symlinks resolved; never raises (a symlink loop does not)."""
-    try:
-        return Path(os.path.realpath(path))
-    except (OSError, ValueError, RuntimeError):
-        return path.absolute()
 
 
 def run_directory_controller(

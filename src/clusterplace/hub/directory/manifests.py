@@ -44,6 +44,7 @@ from clusterplace.codecs.sources import EXTENSIONS, read_source
 from clusterplace.controller import ObjectChange
 from clusterplace.errors import ClusterplaceError, InputError, Location
 from clusterplace.hub.directory.lastgood import LastGood
+from clusterplace.safepath import real_path
 
 __all__ = ["ManifestFolder"]
 
@@ -59,15 +60,6 @@ _GONE = (errno.ENOENT, errno.ENOTDIR)
 
 def identity(obj: KubeObject) -> Identity:
     return (obj.kind, Fleet.key(obj))
-
-
-def _real(path: Path) -> Path:
-    """``path`` with symlinks resolved as far as they go; never raises (a symlink loop
-    makes :meth:`Path.resolve` raise on some Python versions)."""
-    try:
-        return Path(os.path.realpath(path))
-    except (OSError, ValueError, RuntimeError):
-        return path.absolute()
 
 
 def _odd_kind(mode: int) -> str:
@@ -122,7 +114,7 @@ class ManifestFolder:
     ) -> None:
         self.root = root
         self.recursive = recursive
-        self.exclude = _real(exclude) if exclude is not None else None
+        self.exclude = real_path(exclude) if exclude is not None else None
         self.report = report
         self.last_good = last_good
         self._signatures: dict[Path, Signature] = {}
@@ -138,7 +130,7 @@ class ManifestFolder:
         self.write_errors = 0  # last good versions that could not be kept
         self.unreadable: set[Path] = set()
         self.pending: set[Path] = set()  # files the last scan left to read later
-        self._bases = (root.absolute(), _real(root))
+        self._bases = (root.absolute(), real_path(root))
 
     def objects(self) -> list[KubeObject]:
         """The objects in force, in the order of their files."""
@@ -282,7 +274,7 @@ class ManifestFolder:
             return False  # hidden: temporaries, editors' swap files, the default OUT
         if len(parts) > 1 and not self.recursive:
             return False
-        return self.exclude is None or not _real(path).is_relative_to(self.exclude)
+        return self.exclude is None or not real_path(path).is_relative_to(self.exclude)
 
     def _listing(self) -> tuple[list[Path], set[Path], set[Path], set[Path]]:
         """(the regular manifest files, the odd entries where manifests were expected,
@@ -335,7 +327,7 @@ class ManifestFolder:
                     self._oddity(path, text, counts=manifest)
                     continue
                 if stat.S_ISDIR(info.st_mode):
-                    if not self.recursive or _real(path) == self.exclude:
+                    if not self.recursive or real_path(path) == self.exclude:
                         continue
                     node = (info.st_dev, info.st_ino)
                     if node in visited:

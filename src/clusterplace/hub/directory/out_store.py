@@ -22,6 +22,7 @@ from clusterplace.codecs.sources import expand_sources
 from clusterplace.controller import Key
 from clusterplace.errors import ClusterplaceError
 from clusterplace.hub.directory.layout import OutLayout
+from clusterplace.safepath import real_path
 
 __all__ = ["OutStore"]
 
@@ -34,6 +35,12 @@ class OutStore:
         self.report = report
         self.decisions: dict[Key, PlacementDecision] = {}
         self.statuses: dict[Key, PlacementStatus | None] = {}
+        # Paths are kept in one spelling (absolute, symlinks resolved): the watcher, the
+        # sink and a scan of the folder each name a file their own way.
+        self._folders = (
+            (real_path(layout.decisions), "PlacementDecision"),
+            (real_path(layout.statuses), "Placement"),
+        )
         self._signatures: dict[Path, tuple[int, int, int]] = {}  # as last read or written
 
     # -- reading -----------------------------------------------------------------------
@@ -54,11 +61,12 @@ class OutStore:
     def unchanged(self, path: Path) -> bool:
         """Whether ``path`` is as it was last read or written (a watch event for the
         sink's own write needs no reading)."""
-        known = self._signatures.get(path)
+        known = self._signatures.get(real_path(path))
         return known is not None and _signature(path) == known
 
     def written(self, path: Path) -> None:
         """``path`` was just written (or removed) by the sink: nothing to read again."""
+        path = real_path(path)
         found = _signature(path)
         if found is None:
             self._signatures.pop(path, None)
@@ -66,7 +74,7 @@ class OutStore:
             self._signatures[path] = found
 
     def _files(self) -> Iterator[Path]:
-        for folder in (self.layout.decisions, self.layout.statuses):
+        for folder, _ in self._folders:
             with contextlib.suppress(OSError):
                 for namespace in os.scandir(folder):
                     if not namespace.is_dir(follow_symlinks=False):
@@ -79,6 +87,7 @@ class OutStore:
     def reread(self, path: Path) -> tuple[str, Key, KubeObject | None] | None:
         """Read ``path`` (a file of OUT) again; returns (kind, key, what it holds now)
         when that differs from what the store held, else None."""
+        path = real_path(path)
         found = self._where(path)
         if found is None:
             return None
@@ -110,10 +119,7 @@ class OutStore:
         """(kind, (namespace, name)) of a file of OUT, or None for another file."""
         if path.suffix != ".yaml" or path.name.startswith("."):
             return None
-        for folder, kind in (
-            (self.layout.decisions, "PlacementDecision"),
-            (self.layout.statuses, "Placement"),
-        ):
+        for folder, kind in self._folders:
             with contextlib.suppress(ValueError):
                 parts = path.relative_to(folder).parts
                 if len(parts) == 2:
