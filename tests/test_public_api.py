@@ -38,7 +38,7 @@ TOP_LEVEL = {
     "why_not": "clusterplace.scheduling",
     "what_if": "clusterplace.scheduling",
     "IncrementalSchedule": "clusterplace.scheduling",
-    "evaluate": "clusterplace.placement",
+    "evaluate": "clusterplace.defkit.placement",
     "plan_replicas": "clusterplace.federation",
     # the errors
     "ClusterplaceError": "clusterplace.errors",
@@ -134,7 +134,8 @@ def test_the_decision_core_loads_no_yaml_parser() -> None:
     import sys
 
     code = (
-        "import sys, clusterplace.scheduling, clusterplace.placement, clusterplace.federation; "
+        "import sys, clusterplace.scheduling, clusterplace.defkit.placement, "
+        "clusterplace.federation; "
         "print(sorted(m for m in ('yaml', 'ryml', 'clusterplace.codecs') if m in sys.modules))"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

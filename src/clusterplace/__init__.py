@@ -33,9 +33,9 @@ from clusterplace.errors import (
 
 if TYPE_CHECKING:
     from clusterplace.codecs import LoadError, load_fleet
+    from clusterplace.defkit.placement import evaluate
     from clusterplace.federation import plan_replicas
     from clusterplace.labels import SelectorError
-    from clusterplace.placement import evaluate
     from clusterplace.quantity import QuantityError
     from clusterplace.scheduling import (
         IncrementalSchedule,
@@ -73,7 +73,7 @@ _LAZY = {
     "LoadError": "clusterplace.codecs",
     "QuantityError": "clusterplace.quantity",
     "SelectorError": "clusterplace.labels",
-    "evaluate": "clusterplace.placement",
+    "evaluate": "clusterplace.defkit.placement",
     "explain_placement": "clusterplace.scheduling",
     "load_fleet": "clusterplace.codecs",
     "plan_replicas": "clusterplace.federation",

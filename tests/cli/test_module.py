@@ -529,7 +529,7 @@ def test_a_failing_hook_stops_the_run_unless_it_is_optional(run, tmp_path):
 
 NEVER = """\
 from clusterplace import defkit
-from clusterplace.placement import Label
+from clusterplace.defkit.placement import Label
 
 defkit.register(
     defkit.component("never")

@@ -15,9 +15,9 @@ import pytest
 from clusterplace import defkit
 from clusterplace.defkit import Definition, Param, Template
 from clusterplace.defkit.module import load_module
+from clusterplace.defkit.placement import All, ClusterCondition, Label, Not
+from clusterplace.defkit.placement import Any as AnyOf
 from clusterplace.defkit.template import PathError, parse_path
-from clusterplace.placement import All, ClusterCondition, Label, Not
-from clusterplace.placement import Any as AnyOf
 from tests.defkit._helpers import EXAMPLE, SEED_CUE, tabs, template_body
 
 SEED_DESCRIPTION = "Demonstrates cluster placement: RunOn (provider+env) and NotRunOn (vcluster)"

@@ -20,8 +20,8 @@ from clusterplace.defkit import (
     WorkflowStepDefinition,
 )
 from clusterplace.defkit.module import load_module, module_placement
+from clusterplace.defkit.placement import LabelCondition, PlacementConstraints
 from clusterplace.errors import InputError
-from clusterplace.placement import LabelCondition, PlacementConstraints
 from tests.defkit._helpers import EXAMPLE, SEED_CUE, tabs
 
 VALID_OPERATORS = "valid operators: Eq, Ne, In, NotIn, Exists, NotExists"
@@ -317,7 +317,7 @@ ERRORS: list[tuple[str, str, str]] = [
     (
         "invalid placement",
         "from clusterplace import defkit\n"
-        "from clusterplace.placement import Label\n"
+        "from clusterplace.defkit.placement import Label\n"
         "\n"
         "defkit.register(\n"
         "    defkit.trait('bad')\n"

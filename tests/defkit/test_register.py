@@ -8,8 +8,15 @@ import pytest
 
 from clusterplace import defkit
 from clusterplace.defkit import Definition
+from clusterplace.defkit.placement import (
+    All,
+    Any,
+    ClusterCondition,
+    Label,
+    LabelCondition,
+    evaluate,
+)
 from clusterplace.defkit.registry import collecting
-from clusterplace.placement import All, Any, ClusterCondition, Label, LabelCondition, evaluate
 
 FACTORIES: list[Callable[[str], Definition]] = [
     defkit.component,

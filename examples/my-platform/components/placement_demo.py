@@ -2,7 +2,7 @@
 
 from clusterplace import defkit
 from clusterplace.defkit import Template
-from clusterplace.placement import All, Any, Label
+from clusterplace.defkit.placement import All, Any, Label
 
 image = defkit.string_param("image").description("Container image to run")
 replicas = defkit.int_param("replicas").default(1).description("Number of replicas")

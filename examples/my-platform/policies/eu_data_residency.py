@@ -1,7 +1,7 @@
 """A policy only installed on European clusters."""
 
 from clusterplace import defkit
-from clusterplace.placement import Label
+from clusterplace.defkit.placement import Label
 
 regions = defkit.list_param("allowedRegions").description("Regions data may be stored in")
 

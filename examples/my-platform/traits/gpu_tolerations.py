@@ -2,7 +2,7 @@
 
 from clusterplace import defkit
 from clusterplace.defkit import Template
-from clusterplace.placement import Label
+from clusterplace.defkit.placement import Label
 
 gpu_count = defkit.int_param("count").default(1).description("GPUs per container")
 

@@ -19,11 +19,7 @@ from clusterplace.codecs import expand_sources, load_fleet
 from clusterplace.defkit.apply import CONFLICT_STRATEGIES, ApplyOptions, apply_module
 from clusterplace.defkit.hooks import check_hook_manifests
 from clusterplace.defkit.module import TYPE_DIRS, load_module
-from clusterplace.defkit.plan import plan
-from clusterplace.defkit.stores import DefinitionStore, DirectoryStore, MemoryStore
-from clusterplace.outputs import format_table, open_output
-from clusterplace.outputs.dumpers import dump_json, dump_yaml_stream
-from clusterplace.placement import (
+from clusterplace.defkit.placement import (
     CLUSTER_IDENTITY_CONFIGMAP,
     CLUSTER_IDENTITY_NAMESPACE,
     ValidationError,
@@ -31,6 +27,10 @@ from clusterplace.placement import (
     get_effective_placement,
     validate_placement,
 )
+from clusterplace.defkit.plan import plan
+from clusterplace.defkit.stores import DefinitionStore, DirectoryStore, MemoryStore
+from clusterplace.outputs import format_table, open_output
+from clusterplace.outputs.dumpers import dump_json, dump_yaml_stream
 from clusterplace.safepath import resolve_inside
 
 __all__ = ["apply_module_command", "gen_module", "plan_module", "validate_module"]

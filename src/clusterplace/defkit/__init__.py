@@ -1,7 +1,7 @@
 """Write KubeVela definitions in Python, with cluster placement, and render them to CUE.
 
 >>> from clusterplace import defkit
->>> from clusterplace.placement import Label
+>>> from clusterplace.defkit.placement import Label
 >>> web = (defkit.component("web").workload("apps/v1", "Deployment")
 ...        .run_on(Label("provider").eq("aws")).params(defkit.string_param("image")))
 """

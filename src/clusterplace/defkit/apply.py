@@ -15,12 +15,12 @@ from typing import Any
 from clusterplace.api.metadata import quote
 from clusterplace.defkit.hooks import run_hooks
 from clusterplace.defkit.module import Module
+from clusterplace.defkit.placement import format_cluster_labels
 from clusterplace.defkit.plan import plan
 from clusterplace.defkit.stores import DefinitionStore
 from clusterplace.errors import ClusterplaceError
 from clusterplace.labels.validation import dns1123_label_errors, dns1123_subdomain_errors
 from clusterplace.outputs.dumpers import dump_yaml_stream
-from clusterplace.placement import format_cluster_labels
 
 __all__ = [
     "CONFLICT_STRATEGIES",

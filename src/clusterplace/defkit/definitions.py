@@ -14,8 +14,8 @@ from clusterplace.api.naming import plural
 from clusterplace.defkit import cue
 from clusterplace.defkit.cue_reader import CueReadError, dedent, top_level_blocks
 from clusterplace.defkit.params import Param
+from clusterplace.defkit.placement import ClusterCondition, PlacementConstraints
 from clusterplace.defkit.template import Template
-from clusterplace.placement import ClusterCondition, PlacementConstraints
 
 __all__ = [
     "ComponentDefinition",

@@ -29,9 +29,9 @@ from clusterplace.defkit.definitions import (
     TraitDefinition,
     WorkflowStepDefinition,
 )
+from clusterplace.defkit.placement import LabelCondition, PlacementConstraints
 from clusterplace.defkit.registry import DefinitionError, collecting, name_problem
 from clusterplace.errors import InputError, InputErrors, Location
-from clusterplace.placement import LabelCondition, PlacementConstraints
 from clusterplace.safepath import resolve_inside
 
 __all__ = ["TYPE_DIRS", "LoadedDefinition", "Module", "load_module", "module_placement"]

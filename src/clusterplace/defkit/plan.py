@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from clusterplace.defkit.module import LoadedDefinition, Module
-from clusterplace.placement import evaluate, get_effective_placement
+from clusterplace.defkit.placement import evaluate, get_effective_placement
 
 __all__ = ["Verdict", "plan"]
 

@@ -7,9 +7,9 @@ from collections.abc import Iterator
 
 from clusterplace.api.metadata import quote
 from clusterplace.defkit.definitions import Definition
+from clusterplace.defkit.placement import ValidationError, validate_placement
 from clusterplace.errors import ClusterplaceError
 from clusterplace.labels.validation import dns1123_subdomain_errors
-from clusterplace.placement import ValidationError, validate_placement
 
 __all__ = ["DefinitionError", "collecting", "register"]
 

@@ -47,7 +47,7 @@ def merge_patch(current: Any, desired: Any) -> Any:
 
 
 class KubernetesCluster:
-    """One cluster's API, as a :class:`~clusterplace.placement.ConfigMapSource` and a
+    """One cluster's API, as a :class:`~clusterplace.defkit.placement.ConfigMapSource` and a
     :class:`~clusterplace.defkit.stores.DefinitionStore`."""
 
     def __init__(self, api_client: Any) -> None:

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 
 from hypothesis import strategies as st
 
-from clusterplace.placement import (
+from clusterplace.defkit.placement import (
     OPERATORS,
     All,
     AllCondition,

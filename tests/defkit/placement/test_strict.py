@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import pytest
 from hypothesis import given, settings
 
-from clusterplace.placement import (
+from clusterplace.defkit.placement import (
     All,
     Any,
     ClusterCondition,
@@ -27,7 +27,7 @@ from clusterplace.placement import (
     find_labels,
     validate_placement,
 )
-from tests.placement._helpers import all_label_sets, specs
+from tests.defkit.placement._helpers import all_label_sets, specs
 
 K, A, B, C = Label("k"), Label("a"), Label("b"), Label("c")
 K_AWS = K.eq("aws")

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from clusterplace.defkit.placement.conditions import ClusterCondition
 from clusterplace.labels import Labels
-from clusterplace.placement.conditions import ClusterCondition
 
 __all__ = ["Eligibility", "PlacementConstraints", "evaluate", "get_effective_placement"]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from clusterplace.placement import (
+from clusterplace.defkit.placement import (
     All,
     Any,
     ClusterCondition,

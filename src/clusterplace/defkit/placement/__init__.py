@@ -1,13 +1,13 @@
 """KubeVela defkit cluster placement: conditions, specs, evaluation and validation.
 
->>> from clusterplace.placement import All, Any, Label, Not, PlacementConstraints, evaluate
+>>> from clusterplace.defkit.placement import All, Any, Label, Not, PlacementConstraints, evaluate
 >>> spec = PlacementConstraints(run_on=[Label("provider").in_("aws", "gcp")],
 ...                             not_run_on=[Label("cluster-type").eq("vcluster")])
 >>> evaluate(spec, {"provider": "aws"}).reason
 'runOn conditions satisfied: provider in (aws, gcp)'
 """
 
-from clusterplace.placement.cluster_identity import (
+from clusterplace.defkit.placement.cluster_identity import (
     CLUSTER_IDENTITY_CONFIGMAP,
     CLUSTER_IDENTITY_NAMESPACE,
     ConfigMapSource,
@@ -15,7 +15,7 @@ from clusterplace.placement.cluster_identity import (
     format_cluster_labels,
     get_cluster_labels,
 )
-from clusterplace.placement.conditions import (
+from clusterplace.defkit.placement.conditions import (
     OPERATORS,
     All,
     AllCondition,
@@ -33,14 +33,14 @@ from clusterplace.placement.conditions import (
     NotExists,
     NotIn,
 )
-from clusterplace.placement.satisfiability import find_labels
-from clusterplace.placement.spec import (
+from clusterplace.defkit.placement.satisfiability import find_labels
+from clusterplace.defkit.placement.spec import (
     Eligibility,
     PlacementConstraints,
     evaluate,
     get_effective_placement,
 )
-from clusterplace.placement.validate import ValidationError, validate_placement
+from clusterplace.defkit.placement.validate import ValidationError, validate_placement
 
 __all__ = [
     "CLUSTER_IDENTITY_CONFIGMAP",

@@ -2,15 +2,13 @@
 
 Upstream (``ValidatePlacement``) flags a handful of RunOn/NotRunOn patterns that can
 never be eligible and misses others. ``strict=True`` adds an exact satisfiability
-check (see :mod:`clusterplace.placement.satisfiability`), which also catches
+check (see :mod:`clusterplace.defkit.placement.satisfiability`), which also catches
 contradictions within RunOn and through ``Not``.
 """
 
 from __future__ import annotations
 
-from clusterplace.errors import ClusterplaceError
-from clusterplace.labels import Labels
-from clusterplace.placement.conditions import (
+from clusterplace.defkit.placement.conditions import (
     AllCondition,
     AnyCondition,
     ClusterCondition,
@@ -21,8 +19,10 @@ from clusterplace.placement.conditions import (
     NotCondition,
     NotExists,
 )
-from clusterplace.placement.satisfiability import find_labels, first_unsatisfiable
-from clusterplace.placement.spec import PlacementConstraints
+from clusterplace.defkit.placement.satisfiability import find_labels, first_unsatisfiable
+from clusterplace.defkit.placement.spec import PlacementConstraints
+from clusterplace.errors import ClusterplaceError
+from clusterplace.labels import Labels
 
 __all__ = ["ValidationError", "validate_placement"]
 

@@ -13,7 +13,7 @@ from collections.abc import Callable
 import pytest
 
 from clusterplace.api import ConfigMap, Fleet
-from clusterplace.placement import (
+from clusterplace.defkit.placement import (
     CLUSTER_IDENTITY_CONFIGMAP,
     CLUSTER_IDENTITY_NAMESPACE,
     OPERATORS,
@@ -37,8 +37,8 @@ from clusterplace.placement import (
     get_effective_placement,
     validate_placement,
 )
-from clusterplace.placement.validate import conditions_conflict
-from tests.placement._helpers import cluster
+from clusterplace.defkit.placement.validate import conditions_conflict
+from tests.defkit.placement._helpers import cluster
 
 PROVIDER, CLUSTER_TYPE, ENVIRONMENT = Label("provider"), Label("cluster-type"), Label("environment")
 AWS, GCP, AZURE = PROVIDER.eq("aws"), PROVIDER.eq("gcp"), PROVIDER.eq("azure")

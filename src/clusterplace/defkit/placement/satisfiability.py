@@ -10,14 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from clusterplace.placement.conditions import (
+from clusterplace.defkit.placement.conditions import (
     AllCondition,
     AnyCondition,
     ClusterCondition,
     LabelCondition,
     NotCondition,
 )
-from clusterplace.placement.spec import PlacementConstraints
+from clusterplace.defkit.placement.spec import PlacementConstraints
 
 __all__ = ["find_labels", "first_unsatisfiable"]
 

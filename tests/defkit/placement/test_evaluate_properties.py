@@ -5,8 +5,13 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from clusterplace.placement import ClusterCondition, Eligibility, PlacementConstraints, evaluate
-from tests.placement._helpers import conditions, label_maps, reference_eval, specs
+from clusterplace.defkit.placement import (
+    ClusterCondition,
+    Eligibility,
+    PlacementConstraints,
+    evaluate,
+)
+from tests.defkit.placement._helpers import conditions, label_maps, reference_eval, specs
 
 EMPTY = "no placement constraints defined"
 NOT_SATISFIED = "runOn conditions not satisfied: "
