@@ -192,3 +192,45 @@ def test_a_name_too_long_for_a_file_is_an_error() -> None:
     long = obj("r" * 250, kind="ClusterRole", api="rbac.authorization.k8s.io/v1", namespace=None)
     with pytest.raises(RoutingError, match="file systems allow 255"):
         route([long], {"c1": {}})
+
+
+def test_route_and_divide_routes_then_divides_among_the_routed_clusters() -> None:
+    from datetime import UTC, datetime
+
+    from clusterplace.federation import DivisionError, RoutingError, route_and_divide
+
+    selector = '[{"key": "env", "operator": "in", "values": ["prod"]}]'
+    deployment = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {
+            "name": "web",
+            "namespace": "apps",
+            "annotations": {"federation.alpha.kubernetes.io/cluster-selector": selector},
+        },
+        "spec": {"replicas": 6},
+    }
+    config = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}}
+    clusters = {"a": {"env": "prod"}, "b": {"env": "prod"}, "c": {"env": "dev"}}
+    now = datetime(2026, 1, 1, tzinfo=UTC)
+    routed, warnings = route_and_divide([deployment, config], clusters, now=now)
+    assert warnings == []
+    assert routed[0].clusters == ("a", "b")
+    assert routed[0].division is not None
+    assert routed[0].division.plan == {"a": 3, "b": 3}
+    assert routed[1].clusters == ("a", "b", "c")
+    assert routed[1].division is None
+    bad_selector = {
+        **deployment,
+        "metadata": {
+            **deployment["metadata"],
+            "annotations": {"federation.alpha.kubernetes.io/cluster-selector": "not json"},
+        },
+    }
+    with pytest.raises(RoutingError) as routing:
+        route_and_divide([config, bad_selector], clusters, now=now)
+    assert [i for i, _ in routing.value.problems] == [1]
+    bad_replicas = {**deployment, "spec": {"replicas": "six"}}
+    with pytest.raises(DivisionError) as division:
+        route_and_divide([bad_replicas], clusters, now=now)
+    assert [(i, path) for i, path, _ in division.value.problems] == [(0, ("spec", "replicas"))]

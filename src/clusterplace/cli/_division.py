@@ -1,5 +1,5 @@
-"""What ``route`` and ``explain replicas`` share: reading manifests and the fleet,
-routing by the ClusterSelector, then dividing workloads' replicas."""
+"""What ``route`` and ``explain replicas`` share: reading manifests, the fleet and the
+observed state, and mapping routing and division errors to their files and lines."""
 
 from __future__ import annotations
 
@@ -21,11 +21,10 @@ from clusterplace.federation import (
     DivisionError,
     Routed,
     RoutingError,
-    divide_workloads,
 )
-from clusterplace.federation import route as route_objects
+from clusterplace.federation import route_and_divide as route_and_divide_objects
 
-__all__ = ["clusters_option", "division_options", "route_and_divide"]
+__all__ = ["clusters_option", "division_options", "read_route_and_divide"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -64,19 +63,7 @@ def division_options(func: F) -> F:
     )(func)
 
 
-def _route(documents: list[Document], labels: dict[str, Any]) -> list[Routed]:
-    try:
-        return route_objects([d.data for d in documents], labels)
-    except RoutingError as err:
-        raise InputErrors(
-            [
-                InputError(msg, documents[i].location(("metadata", "annotations", ANNOTATION)))
-                for i, msg in err.problems
-            ]
-        ) from None
-
-
-def route_and_divide(
+def read_route_and_divide(
     filenames: tuple[str, ...],
     recursive: bool,
     cluster_files: tuple[str, ...],
@@ -86,10 +73,12 @@ def route_and_divide(
     now: datetime,
     empty_fleet: str,
 ) -> tuple[list[Routed], list[Document]]:
-    """Route every manifest, divide every workload's replicas, print the warnings.
+    """Read the manifests, the fleet and the observed state; route and divide them
+    (:func:`clusterplace.federation.route_and_divide`); print the warnings.
 
     ``empty_fleet`` is the error when ``--clusters`` holds no ManagedCluster. Raises
-    :class:`InputErrors` (nothing is written then) for any invalid input.
+    :class:`InputErrors`, each problem at its file and line, for any invalid input
+    (nothing is written then).
     """
     fleet = load(cluster_files, recursive)
     if not fleet.clusters:
@@ -97,14 +86,20 @@ def route_and_divide(
     documents = read_documents(expand_sources(filenames, recursive=recursive))
     require_unique_identities(documents)
     labels = {name: cluster.labels for name, cluster in fleet.clusters.items()}
-    routed = _route(documents, labels)
     observed = None
     if observed_dir is not None:
         observed, notes = read_observed(observed_dir, fleet.clusters)
         for note in notes:
             warn(note)
     try:
-        routed, warnings = divide_workloads(routed, observed, now=now, division=division)
+        routed, warnings = route_and_divide_objects(
+            [d.data for d in documents], labels, observed, now=now, division=division
+        )
+    except RoutingError as err:
+        annotation = ("metadata", "annotations", ANNOTATION)
+        raise InputErrors(
+            [InputError(msg, documents[i].location(annotation)) for i, msg in err.problems]
+        ) from None
     except DivisionError as err:
         raise InputErrors(
             [InputError(msg, documents[i].location(path)) for i, path, msg in err.problems]

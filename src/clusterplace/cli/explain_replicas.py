@@ -11,7 +11,7 @@ import click
 
 from clusterplace.bundles.route_dir import object_ref
 from clusterplace.cli._common import filename_options, namespace_option, output_option
-from clusterplace.cli._division import clusters_option, division_options, route_and_divide
+from clusterplace.cli._division import clusters_option, division_options, read_route_and_divide
 from clusterplace.errors import InputError
 from clusterplace.federation import (
     WORKLOAD_KINDS,
@@ -55,7 +55,7 @@ def explain_replicas(
     """How a Deployment's or ReplicaSet's replicas are divided among the clusters its
     ClusterSelector selects: the order, the minimums, the replicas kept, then the
     weighted rounds, as ``route`` divides them."""
-    routed, _ = route_and_divide(
+    routed, _ = read_route_and_divide(
         filenames,
         recursive,
         cluster_files,

@@ -11,7 +11,7 @@ import click
 from clusterplace.bundles import RoutePlan, route_into
 from clusterplace.bundles.route_dir import object_ref
 from clusterplace.cli._common import filename_options, lock_timeout_option
-from clusterplace.cli._division import clusters_option, division_options, route_and_divide
+from clusterplace.cli._division import clusters_option, division_options, read_route_and_divide
 from clusterplace.federation import Routed
 from clusterplace.outputs import format_table
 from clusterplace.outputs.dumpers import dump_json, dump_yaml_stream
@@ -77,7 +77,7 @@ def route(
     are divided among its clusters as the Federation replica scheduler did, by its
     replica-set-preferences or deployment-preferences annotation.
     """
-    routed, _ = route_and_divide(
+    routed, _ = read_route_and_divide(
         filenames,
         recursive,
         cluster_files,

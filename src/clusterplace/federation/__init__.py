@@ -15,6 +15,7 @@ from clusterplace.federation.division import (
     divide_one,
     divide_workloads,
     preferences_annotation,
+    route_and_divide,
     spec_replicas,
     workload_key,
 )
@@ -69,6 +70,7 @@ __all__ = [
     "plan_replicas",
     "preferences_annotation",
     "route",
+    "route_and_divide",
     "send_to_cluster",
     "spec_replicas",
     "workload_key",

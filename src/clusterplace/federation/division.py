@@ -19,7 +19,8 @@ from clusterplace.federation.replica_preferences import (
     REPLICA_SET_PREFERENCES,
 )
 from clusterplace.federation.replicas import ReplicaPlan, plan_replicas
-from clusterplace.federation.routing import Routed
+from clusterplace.federation.routing import Routed, route
+from clusterplace.labels import Labels
 
 __all__ = [
     "DivisionError",
@@ -27,6 +28,7 @@ __all__ = [
     "WorkloadFieldError",
     "divide_workloads",
     "preferences_annotation",
+    "route_and_divide",
     "spec_replicas",
     "workload_key",
 ]
@@ -177,3 +179,21 @@ def divide_workloads(
     if problems:
         raise DivisionError(problems)
     return out, warnings
+
+
+def route_and_divide(
+    objects: Sequence[Mapping[str, Any]],
+    clusters: Mapping[str, Labels],
+    observed: Mapping[str, ClusterState] | None = None,
+    *,
+    now: datetime,
+    division: str = "upstream",
+) -> tuple[list[Routed], list[DivisionWarning]]:
+    """Route every object by its ClusterSelector, then divide every workload's replicas
+    among the clusters it was routed to.
+
+    ``clusters`` maps each cluster's name to its labels. Raises :class:`RoutingError` (an
+    invalid annotation) or :class:`DivisionError` (an unreadable ``spec.replicas`` or
+    preferences annotation), each naming the objects by their index in ``objects``.
+    """
+    return divide_workloads(route(objects, clusters), observed, now=now, division=division)
