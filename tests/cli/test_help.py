@@ -41,3 +41,22 @@ def test_conflict_is_a_fixed_choice() -> None:
     (conflict,) = [p for p in command.params if p.name == "conflict"]
     assert isinstance(conflict.type, click.Choice)
     assert list(conflict.type.choices) == ["skip", "overwrite", "fail", "rename"]
+
+
+def test_the_command_list_imports_no_command() -> None:
+    """``clusterplace --help`` lists the commands from the table in cli.main: it loads
+    neither a command's module nor numpy."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from clusterplace.cli.main import main; main(['--help']); "
+        "print(sorted(m for m in sys.modules if m == 'numpy' or m.startswith("
+        "('clusterplace.scheduling', 'clusterplace.cli.') )))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    listing, _, loaded = done.stdout.rstrip().rpartition("\n")
+    assert loaded == "['clusterplace.cli.main']"
+    for name, (_, short) in COMMANDS.items():
+        assert f"  {name}" in listing
+        assert short in listing and not short.endswith("...")

@@ -21,18 +21,53 @@ EXIT_INPUT_ERROR = 1
 # (the scheduler, the definition kit, the Kubernetes client), and a CLI call should
 # pay only for its own.
 COMMANDS = {
-    "controller": "clusterplace.cli.controller:controller",
-    "get": "clusterplace.cli.get:get",
-    "route": "clusterplace.cli.route:route",
-    "schedule": "clusterplace.cli.schedule:schedule_command",
-    "explain": "clusterplace.cli.explain:explain",
-    "describe": "clusterplace.cli.explain:describe",
-    "what-if": "clusterplace.cli.what_if:what_if_command",
-    "serve": "clusterplace.cli.serve:serve",
-    "validate-module": "clusterplace.cli.module:validate_module",
-    "gen-module": "clusterplace.cli.module:gen_module",
-    "apply-module": "clusterplace.cli.module:apply_module_command",
-    "plan-module": "clusterplace.cli.module:plan_module",
+    # name: (where the command lives, its one-line help): `clusterplace --help` lists
+    # the commands from here, so that listing them imports none of them.
+    "controller": (
+        "clusterplace.cli.controller:controller",
+        "Keep PlacementDecisions and Placement status current.",
+    ),
+    "get": ("clusterplace.cli.get:get", "Display objects of a fleet."),
+    "route": (
+        "clusterplace.cli.route:route",
+        "Route objects to clusters by their ClusterSelector.",
+    ),
+    "schedule": (
+        "clusterplace.cli.schedule:schedule_command",
+        "Schedule every Placement as an OCM hub would.",
+    ),
+    "explain": (
+        "clusterplace.cli.explain:explain",
+        "Explain scheduling decisions and replica divisions.",
+    ),
+    "describe": (
+        "clusterplace.cli.explain:describe",
+        "Show details of an object, kubectl-describe style.",
+    ),
+    "what-if": (
+        "clusterplace.cli.what_if:what_if_command",
+        "Print what changes would do to every placement.",
+    ),
+    "serve": (
+        "clusterplace.cli.serve:serve",
+        "Open the fleet explorer in a browser.",
+    ),
+    "validate-module": (
+        "clusterplace.cli.module:validate_module",
+        "Load a module and check its definitions and placement.",
+    ),
+    "gen-module": (
+        "clusterplace.cli.module:gen_module",
+        "Write each definition's CUE to a folder.",
+    ),
+    "apply-module": (
+        "clusterplace.cli.module:apply_module_command",
+        "Apply the definitions eligible on a cluster.",
+    ),
+    "plan-module": (
+        "clusterplace.cli.module:plan_module",
+        "Which clusters each definition would be installed on.",
+    ),
 }
 
 
@@ -41,13 +76,21 @@ class _LazyGroup(click.Group):
         return sorted(COMMANDS)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        target = COMMANDS.get(cmd_name)
-        if target is None:
+        entry = COMMANDS.get(cmd_name)
+        if entry is None:
             return None
-        module_name, _, attr = target.partition(":")
+        module_name, _, attr = entry[0].partition(":")
         command = getattr(importlib.import_module(module_name), attr)
         assert isinstance(command, click.Command)
+        command.short_help = COMMANDS[cmd_name][1]  # one text, here and in the listing
         return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        # The listing comes from the table, not from the commands: importing them all
+        # would load the scheduler and numpy only to print one line each.
+        rows = [(name, COMMANDS[name][1]) for name in self.list_commands(ctx)]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
 
 
 @click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
