@@ -23,6 +23,7 @@ from clusterplace.api.fleet import Fleet
 from clusterplace.api.module import DefinitionModule, Hook
 from clusterplace.api.placement import Placement, PlacementDecision
 from clusterplace.api.selectors import ClaimSelector, LabelSelector, LabelSelectorRequirement
+from clusterplace.api.work import ManifestWork, ManifestWorkReplicaSet, RolloutStrategy
 
 __all__ = [
     "CLUSTERSET_LABEL",
@@ -42,9 +43,12 @@ __all__ = [
     "ManagedCluster",
     "ManagedClusterSet",
     "ManagedClusterSetBinding",
+    "ManifestWork",
+    "ManifestWorkReplicaSet",
     "ObjectMeta",
     "OwnerReference",
     "Placement",
     "PlacementDecision",
+    "RolloutStrategy",
     "Taint",
 ]

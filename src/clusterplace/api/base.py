@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 from typing import Annotated, Any, ClassVar, Literal
@@ -34,6 +35,7 @@ __all__ = [
     "Time",
     "format_time",
     "parse_time",
+    "set_condition",
 ]
 
 _RFC3339 = re.compile(
@@ -239,3 +241,28 @@ class KubeObject(KubeModel):
     def to_dict(self) -> dict[str, Any]:
         """The object in Kubernetes JSON shape (camelCase, unset optionals omitted)."""
         return self.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+def set_condition(conditions: Sequence[Condition], new: Condition) -> list[Condition]:
+    """``meta.SetStatusCondition``: replace by type; keep lastTransitionTime unless status flips."""
+    out: list[Condition] = []
+    found = False
+    for existing in conditions:
+        if existing.type != new.type:
+            out.append(existing)
+            continue
+        found = True
+        keep_time = existing.status == new.status
+        out.append(
+            new.model_copy(
+                update={
+                    "last_transition_time": existing.last_transition_time
+                    if keep_time
+                    else new.last_transition_time,
+                    "observed_generation": new.observed_generation,
+                }
+            )
+        )
+    if not found:
+        out.append(new)
+    return out

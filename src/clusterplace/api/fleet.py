@@ -12,6 +12,7 @@ from clusterplace.api.cluster import ManagedCluster, ManagedClusterSet, ManagedC
 from clusterplace.api.core import ConfigMap
 from clusterplace.api.module import DefinitionModule
 from clusterplace.api.placement import Placement, PlacementDecision
+from clusterplace.api.work import ManifestWork, ManifestWorkReplicaSet
 
 if TYPE_CHECKING:  # reading lives in clusterplace.codecs, which imports this module
     from clusterplace.codecs.loader import Document
@@ -37,6 +38,8 @@ class Fleet:
     scores: dict[NamespacedKey, AddOnPlacementScore] = field(default_factory=dict)
     config_maps: dict[NamespacedKey, ConfigMap] = field(default_factory=dict)
     modules: dict[str, DefinitionModule] = field(default_factory=dict)
+    work_sets: dict[NamespacedKey, ManifestWorkReplicaSet] = field(default_factory=dict)
+    works: dict[NamespacedKey, ManifestWork] = field(default_factory=dict)
     unknown: list[Document] = field(default_factory=list)
 
     @classmethod
@@ -57,6 +60,8 @@ class Fleet:
             AddOnPlacementScore: self.scores,
             ConfigMap: self.config_maps,
             DefinitionModule: self.modules,
+            ManifestWorkReplicaSet: self.work_sets,
+            ManifestWork: self.works,
         }
 
     def _table(self, obj: KubeObject) -> dict[Any, Any] | None:

@@ -12,6 +12,7 @@ from clusterplace.api.cluster import ManagedCluster, ManagedClusterSet, ManagedC
 from clusterplace.api.core import ConfigMap
 from clusterplace.api.module import DefinitionModule
 from clusterplace.api.placement import Placement, PlacementDecision
+from clusterplace.api.work import ManifestWork, ManifestWorkReplicaSet
 
 __all__ = [
     "CLUSTER_SCOPED",
@@ -32,6 +33,8 @@ MODELS: tuple[type[KubeObject], ...] = (
     AddOnPlacementScore,
     ConfigMap,
     DefinitionModule,
+    ManifestWork,
+    ManifestWorkReplicaSet,
 )
 _BY_KIND: dict[str, type[KubeObject]] = {m.KIND: m for m in MODELS}
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from datetime import datetime, tzinfo
 from functools import lru_cache
 
@@ -15,7 +14,6 @@ __all__ = [
     "SATISFIED",
     "misconfigured_condition",
     "satisfied_condition",
-    "set_condition",
 ]
 
 MISCONFIGURED = "PlacementMisconfigured"
@@ -104,28 +102,3 @@ def satisfied_condition(
         f"{outcome.unscheduled} cluster decisions unscheduled",
         now,
     )
-
-
-def set_condition(conditions: Sequence[Condition], new: Condition) -> list[Condition]:
-    """``meta.SetStatusCondition``: replace by type; keep lastTransitionTime unless status flips."""
-    out: list[Condition] = []
-    found = False
-    for existing in conditions:
-        if existing.type != new.type:
-            out.append(existing)
-            continue
-        found = True
-        keep_time = existing.status == new.status
-        out.append(
-            new.model_copy(
-                update={
-                    "last_transition_time": existing.last_transition_time
-                    if keep_time
-                    else new.last_transition_time,
-                    "observed_generation": new.observed_generation,
-                }
-            )
-        )
-    if not found:
-        out.append(new)
-    return out

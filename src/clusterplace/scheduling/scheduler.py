@@ -11,13 +11,13 @@ from datetime import UTC, datetime
 from functools import partial
 
 from clusterplace.api import Fleet, KubeObject, Placement, PlacementDecision
+from clusterplace.api.base import set_condition
 from clusterplace.api.placement import DISABLE_SCHEDULING_ANNOTATION, PlacementStatus
 from clusterplace.collector import collector_paused
 from clusterplace.scheduling.candidates import SetSelectorError
 from clusterplace.scheduling.conditions import (
     misconfigured_condition,
     satisfied_condition,
-    set_condition,
 )
 from clusterplace.scheduling.decisions import (
     GroupResult,
