@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from clusterplace.hub.kubernetes import KubernetesCluster, KubernetesError, merge_patch
+from clusterplace.hub.kubernetes.api import ApiError, HubApi, SyncHubApi
+from clusterplace.hub.kubernetes.resources import APPLY_MODULE
 from tests.conftest import ROOT
 
 from .conftest import ApiServer
@@ -85,25 +86,18 @@ def test_unreachable_cluster_fails_closed(run, tmp_path: Path) -> None:
 
 def test_library_reads_the_identity(apiserver: ApiServer) -> None:
     apiserver.put_identity({"provider": "aws"})
-    cluster = KubernetesCluster.from_kubeconfig(str(apiserver.kubeconfig))
-    found = cluster.get_config_map("vela-system", "vela-cluster-identity")
-    assert found is not None
-    assert found.data == {"provider": "aws"}
-    assert cluster.get_config_map("vela-system", "nope") is None
-
-
-def test_merge_patch() -> None:
-    assert merge_patch({"a": 1, "b": {"c": 1, "d": 2}}, {"b": {"c": 1, "e": 3}}) == {
-        "a": None,
-        "b": {"d": None, "e": 3},
-    }
-    assert merge_patch({"a": [1]}, {"a": [1]}) == {}
+    with SyncHubApi.from_kubeconfig(str(apiserver.kubeconfig)) as cluster:
+        found = cluster.get_config_map("vela-system", "vela-cluster-identity")
+        assert found is not None
+        assert found.data == {"provider": "aws"}
+        assert cluster.get_config_map("vela-system", "nope") is None
 
 
 @pytest.mark.parametrize(
     ("namespace", "name"), [("ns", "../secrets/x"), ("a/b", "x"), ("ns", ".."), ("", "x")]
 )
 def test_request_paths_are_built_only_from_path_segments(namespace: str, name: str) -> None:
-    cluster = KubernetesCluster(api_client=None)
-    with pytest.raises(KubernetesError, match="ConfigMap"):
+    cluster = SyncHubApi(HubApi(None, APPLY_MODULE))  # no client: nothing is sent
+    with cluster, pytest.raises(ApiError, match="ConfigMap") as refused:
         cluster.get("v1", "ConfigMap", namespace, name)
+    assert refused.value.status == 0

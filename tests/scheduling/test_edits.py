@@ -7,8 +7,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from clusterplace.codecs import expand_sources, load_fleet
+from clusterplace.mergepatch import merge_patch
 from clusterplace.scheduling import Edit, EditError, parse_edit, parse_edits
-from clusterplace.scheduling.edits import apply_edits, merge_patch
+from clusterplace.scheduling.edits import apply_edits
 
 FLEET = load_fleet(expand_sources(["examples/fleet"]))
 

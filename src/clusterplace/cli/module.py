@@ -183,34 +183,34 @@ def apply_module_command(
     module = load_module(directory)
     for warning in module.warnings:
         warn(warning)
-    store: DefinitionStore
     if kubeconfig is not None:
-        from clusterplace.hub.kubernetes import KubernetesCluster
+        from clusterplace.hub.kubernetes.api import SyncHubApi
 
-        cluster = KubernetesCluster.from_kubeconfig(kubeconfig, kube_context)
-        read_labels = lambda: get_cluster_labels(cluster)  # noqa: E731
-        store = cluster
-    else:
-        given = parse_labels(labels_text) if labels_text is not None else None
-        if labels_from is not None:
-            given = _labels_from(labels_from)
-        if given is None and not ignore_placement:
-            raise click.UsageError(
-                "where do the cluster's labels come from? give --labels, --labels-from or "
-                "--kubeconfig (or --ignore-placement)"
+        with SyncHubApi.from_kubeconfig(kubeconfig, kube_context) as cluster:
+            apply_module(
+                module, directory, options, lambda: get_cluster_labels(cluster), cluster, click.echo
             )
-        fixed = given or {}
-        read_labels = lambda: fixed  # noqa: E731
-        if out is None and not dry_run:
-            raise click.UsageError("give --out DIR to write the definitions (or --dry-run)")
-        if out is not None and not dry_run:
-            # The folder is locked for the whole run: what exists there decides conflicts.
-            with open_output(out) as tx:
-                apply_module(
-                    module, directory, options, read_labels, DirectoryStore(out, tx), click.echo
-                )
-            return
-        store = DirectoryStore(out) if out is not None else MemoryStore()
+        return
+    given = parse_labels(labels_text) if labels_text is not None else None
+    if labels_from is not None:
+        given = _labels_from(labels_from)
+    if given is None and not ignore_placement:
+        raise click.UsageError(
+            "where do the cluster's labels come from? give --labels, --labels-from or "
+            "--kubeconfig (or --ignore-placement)"
+        )
+    fixed = given or {}
+    read_labels = lambda: fixed  # noqa: E731
+    if out is None and not dry_run:
+        raise click.UsageError("give --out DIR to write the definitions (or --dry-run)")
+    if out is not None and not dry_run:
+        # The folder is locked for the whole run: what exists there decides conflicts.
+        with open_output(out) as tx:
+            apply_module(
+                module, directory, options, read_labels, DirectoryStore(out, tx), click.echo
+            )
+        return
+    store: DefinitionStore = DirectoryStore(out) if out is not None else MemoryStore()
     apply_module(module, directory, options, read_labels, store, click.echo)
 
 

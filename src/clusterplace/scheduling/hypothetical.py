@@ -16,7 +16,8 @@ from datetime import datetime
 from typing import Any
 
 from clusterplace.api import Fleet
-from clusterplace.scheduling.edits import Edit, EditedObject, apply_edits, merge_patch
+from clusterplace.mergepatch import merge_patch
+from clusterplace.scheduling.edits import Edit, EditedObject, apply_edits
 from clusterplace.scheduling.incremental import ChangeReport, IncrementalSchedule
 from clusterplace.scheduling.results import PlacementResult
 

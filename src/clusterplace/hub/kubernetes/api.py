@@ -1,30 +1,58 @@
-"""The controller's requests to the API server, through the official client
-(``kubernetes.aio``), each checked against the permission table and each failure turned
-into one readable error: what was refused, and for a 403 the RBAC rule to add."""
+"""The one Kubernetes client: requests to the API server through the official client
+(``kubernetes.aio``), each checked against a role's permission table and its path
+checked segment by segment, each failure turned into one readable error: what was
+refused, and for a 403 the RBAC rule to add.
+
+:class:`HubApi` is asynchronous (the controller, the explorer); :class:`SyncHubApi` runs
+the same requests for synchronous callers (``apply-module``: a cluster's identity
+ConfigMap, the definitions and hook objects it gets, creates and updates).
+"""
 
 from __future__ import annotations
 
+import asyncio
 import json
-from collections.abc import AsyncIterator, Awaitable
-from typing import Any
+from collections.abc import AsyncIterator, Coroutine
+from pathlib import Path
+from types import TracebackType
+from typing import Any, TypeVar
 
+from clusterplace.api import ConfigMap
+from clusterplace.api.metadata import quote
 from clusterplace.controller.sink import HubRefused
-from clusterplace.errors import ClusterplaceError
-from clusterplace.hub.kubernetes.resources import CONTROLLER, ApiResource, Role
+from clusterplace.errors import ClusterplaceError, InputError
+from clusterplace.hub.kubernetes.resources import APPLY_MODULE, CONTROLLER, ApiResource, Role
 from clusterplace.labels.validation import path_segment_errors
+from clusterplace.mergepatch import merge_patch
 
-__all__ = ["MALFORMED", "MERGE_PATCH", "ApiError", "Forbidden", "Gone", "HubApi"]
+__all__ = [
+    "KUBE_EXTRA",
+    "MALFORMED",
+    "MERGE_PATCH",
+    "ApiError",
+    "Conflict",
+    "Forbidden",
+    "Gone",
+    "HubApi",
+    "NotFound",
+    "SyncHubApi",
+    "check_segments",
+    "connect",
+]
 
 MERGE_PATCH = "application/merge-patch+json"
 WATCH_TIMEOUT_S = 300  # a watch is re-opened at its resourceVersion this often
+KUBE_EXTRA = "talking to a cluster needs the Kubernetes client: pip install 'clusterplace[kube]'"
 
 
 MALFORMED = "MALFORMED"  # the type of a watch event the client could not read
 
+T = TypeVar("T")
+
 
 class ApiError(ClusterplaceError):
     """A request failed: ``status`` is the HTTP status (0 when the server was not
-    reached)."""
+    reached, or the request not sent)."""
 
     def __init__(self, verb: str, what: str, status: int, reason: str) -> None:
         self.verb, self.what, self.status, self.reason = verb, what, status, reason
@@ -41,14 +69,23 @@ class Forbidden(ApiError, HubRefused):
     ) -> None:
         super().__init__(verb, what, 403, reason)
         self.resource = resource
-        self.args = (
-            f"forbidden: cannot {verb} {what} ({reason}); grant it with "
-            f"{role.rbac_rule(resource, verb)} ({role.grants} has every rule {role.who} needs)",
-        )
+        self.args = (f"forbidden: cannot {verb} {what} ({reason}); {role.remedy(resource, verb)}",)
+
+
+class NotFound(ApiError):
+    """404: no such object (or the resource is not served)."""
+
+
+class Conflict(ApiError):
+    """409: the object changed since it was read (a precondition failed), or a create
+    found it there already."""
 
 
 class Gone(ApiError):
     """410: the resourceVersion a watch resumes from is too old; relist."""
+
+
+_STATUS_ERRORS: dict[int, type[ApiError]] = {404: NotFound, 409: Conflict, 410: Gone}
 
 
 def _where(resource: ApiResource, namespace: str | None, name: str | None) -> str:
@@ -60,9 +97,8 @@ def _where(resource: ApiResource, namespace: str | None, name: str | None) -> st
     return " ".join(parts)
 
 
-def _reason(err: Any) -> str:
-    """The Status message of an ApiException's body, else its HTTP reason."""
-    body = getattr(err, "body", None)
+def _message(body: Any, fallback: str) -> str:
+    """The message of a Status body (JSON text), else ``fallback``."""
     if body:
         try:
             data = json.loads(body)
@@ -70,42 +106,122 @@ def _reason(err: Any) -> str:
                 return str(data["message"])
         except (ValueError, TypeError):
             pass
-    return str(getattr(err, "reason", "") or err)
+    return fallback
 
 
-def _check_segments(*parts: str | None) -> None:
-    # Names come from objects the server holds, already validated; a path segment check
-    # is the second line against a name that would address another resource.
-    for part in parts:
-        if part is not None and path_segment_errors(part):
-            raise ClusterplaceError(f"{part!r} is not a valid name in a request path")
+def _reason(err: Any) -> str:
+    """The Status message of an ApiException's body, else its HTTP reason."""
+    return _message(getattr(err, "body", None), str(getattr(err, "reason", "") or err))
+
+
+def check_segments(
+    verb: str, resource: ApiResource, namespace: str | None, name: str | None
+) -> None:
+    """Every part of a request's path must be one non-empty URL path segment: a name
+    with '/' or '..' (or a kind whose plural has one) would address another resource.
+    Names from the server were validated there, so for the controller this is the
+    second line; for what apply-module reads from a module's files, the first. Raises
+    :class:`ApiError` (status 0: nothing was sent)."""
+    base, _, sub = resource.plural.partition("/")
+    parts = (
+        ("API group", resource.group or None),
+        ("version", resource.version),
+        ("kind", resource.kind),
+        ("resource", base),
+        ("subresource", sub or None),
+        ("namespace", namespace),
+        ("name", name),
+    )
+    for label, part in parts:
+        if part is None:
+            continue
+        reasons = path_segment_errors(part) if part else ["must not be empty"]
+        if reasons:
+            raise ApiError(
+                verb,
+                _where(resource, namespace, name),
+                0,
+                f"{resource.kind} {label} {quote(part)} {'; '.join(reasons)}",
+            )
+
+
+def _path(resource: ApiResource, namespace: str | None, name: str | None) -> str:
+    """``/api/v1/...`` for the core group, ``/apis/GROUP/VERSION/...`` for the others;
+    the collection of every namespace when ``namespace`` is None."""
+    base, _, sub = resource.plural.partition("/")
+    group, version = resource.group, resource.version
+    path = f"/apis/{group}/{version}" if group else f"/api/{version}"
+    if namespace is not None:
+        path += f"/namespaces/{namespace}"
+    path += f"/{base}"
+    if name is not None:
+        path += f"/{name}"
+        if sub:
+            path += f"/{sub}"
+    return path
+
+
+async def connect(kubeconfig: Path | None, context: str | None = None) -> Any:
+    """A ``kubernetes.aio`` ApiClient from the kubeconfig, or the pod's service account
+    (``kubeconfig`` None)."""
+    from kubernetes.aio import client, config
+
+    if kubeconfig is not None:
+        if not kubeconfig.is_file():
+            raise InputError(f"kubeconfig {kubeconfig}: no such file")
+        try:
+            return await config.new_client_from_config(  # type: ignore[no-untyped-call]
+                config_file=str(kubeconfig),
+                context=context,
+                persist_config=False,
+            )
+        except Exception as err:  # ConfigException, YAML and key errors alike
+            raise InputError(f"cannot load kubeconfig {kubeconfig}: {err}") from None
+    configuration = client.Configuration()
+    try:
+        config.load_incluster_config(client_configuration=configuration)  # type: ignore[no-untyped-call]
+    except Exception as err:
+        raise InputError(
+            f"cannot use the in-cluster configuration ({err}); outside a pod, give --kubeconfig"
+        ) from None
+    return client.ApiClient(configuration=configuration)
 
 
 class HubApi:
-    """Requests on :class:`ApiResource` s, through ``kubernetes.aio`` 's CustomObjectsApi
-    (every resource here is served under ``/apis``), each one a verb ``role`` declares."""
+    """Requests on :class:`ApiResource` s, each one a verb ``role`` declares. Every
+    request but a watch is built here (:func:`_path`) and sent through the official
+    client's ApiClient; a watch is the client's ``Watch`` on CustomObjectsApi's list
+    (the watched resources are all served under ``/apis``)."""
 
     def __init__(self, api_client: Any, role: Role = CONTROLLER) -> None:
-        from kubernetes.aio import client
+        from kubernetes.aio.client.exceptions import ApiException
 
         self.api_client = api_client
         self.role = role
-        self.custom = client.CustomObjectsApi(api_client)
-        self._exception = client.exceptions.ApiException
+        self._exception = ApiException
 
-    async def _call(
+    async def _request(
         self,
         verb: str,
         resource: ApiResource,
         namespace: str | None,
         name: str | None,
-        request: Awaitable[Any],
+        method: str,
+        *,
+        body: Any = None,
+        query: list[tuple[str, Any]] | None = None,
+        content_type: str = "application/json",
+        timeout: float | None = None,
     ) -> Any:
+        """One request; the decoded JSON answer (None when it has no body). Raises
+        :class:`ApiError` (or the subclass of its status)."""
         self.role.permission(resource, verb)
-        _check_segments(namespace, name)
+        check_segments(verb, resource, namespace, name)
         where = _where(resource, namespace, name)
+        # A create is sent to the collection: its name is only for the messages.
+        path = _path(resource, namespace, None if method == "POST" else name)
         try:
-            return await request
+            status, reason, raw = await self._send(method, path, body, query, content_type, timeout)
         except self._exception as err:
             raise self.error(verb, resource, where, err) from None
         except TimeoutError:  # before OSError, its base; aiohttp's timeouts are one too
@@ -116,15 +232,55 @@ class HubApi:
             if type(err).__module__.startswith("aiohttp"):
                 raise ApiError(verb, where, 0, f"cannot reach the API server: {err}") from None
             raise
+        if not 200 <= status <= 299:
+            text = raw.decode("utf-8", "replace") if raw else None
+            raise self.failure(verb, resource, where, status, _message(text, reason))
+        if not raw:
+            return None
+        try:
+            return json.loads(raw)
+        except ValueError:
+            raise ApiError(verb, where, status, "the server's answer is not JSON") from None
+
+    async def _send(
+        self,
+        method: str,
+        path: str,
+        body: Any,
+        query: list[tuple[str, Any]] | None,
+        content_type: str,
+        timeout: float | None,
+    ) -> tuple[int, str, bytes]:
+        """The request as the official client's generated APIs make it (headers, bearer
+        token, body, query); the answer's status, HTTP reason and body."""
+        method_, url, headers, payload, _ = await self.api_client.param_serialize(
+            method=method,
+            resource_path=path,
+            query_params=query or None,
+            header_params={"Accept": "application/json", "Content-Type": content_type},
+            body=body,
+            auth_settings=["BearerToken"],
+        )
+        response = await self.api_client.call_api(
+            method_, url, header_params=headers, body=payload, _request_timeout=timeout
+        )
+        raw: bytes = await response.read()
+        return int(response.status), str(getattr(response, "reason", "") or ""), raw
 
     def error(self, verb: str, resource: ApiResource, where: str, err: Any) -> ApiError:
-        status = int(getattr(err, "status", 0) or 0)
-        reason = _reason(err)
+        """The error for the client's ApiException ``err``."""
+        return self.failure(
+            verb, resource, where, int(getattr(err, "status", 0) or 0), _reason(err)
+        )
+
+    def failure(
+        self, verb: str, resource: ApiResource, where: str, status: int, reason: str
+    ) -> ApiError:
+        """The error for an answer of ``status``: :class:`Forbidden` (naming the rule to
+        add), :class:`NotFound`, :class:`Conflict`, :class:`Gone`, else :class:`ApiError`."""
         if status == 403:
             return Forbidden(verb, where, resource, reason, self.role)
-        if status == 410:
-            return Gone(verb, where, status, reason)
-        return ApiError(verb, where, status, reason)
+        return _STATUS_ERRORS.get(status, ApiError)(verb, where, status, reason)
 
     # -- reads -------------------------------------------------------------------------
 
@@ -141,20 +297,17 @@ class HubApi:
         controller needs them all, as upstream's informers list them), or a page of at
         most ``limit`` from the ``continue`` ``token`` of the page before. ``timeout``
         bounds the request (seconds); none by default, as client-go's lists."""
-        options: dict[str, Any] = {}
-        if timeout is not None:
-            options["_request_timeout"] = timeout
+        query: list[tuple[str, Any]] = []
         if field_selector is not None:
-            options["field_selector"] = field_selector
+            query.append(("fieldSelector", field_selector))
         if limit is not None:
-            options["limit"] = limit
+            query.append(("limit", limit))
         if token:
-            options["_continue"] = token
-        request = self.custom.list_cluster_custom_object(
-            resource.group, resource.version, resource.plural, **options
+            query.append(("continue", token))
+        result = await self._request(
+            "list", resource, None, None, "GET", query=query, timeout=timeout
         )
-        result: dict[str, Any] = await self._call("list", resource, None, None, request)
-        return result
+        return result if isinstance(result, dict) else {}
 
     async def watch(
         self, resource: ApiResource, resource_version: str
@@ -163,16 +316,18 @@ class HubApi:
         (``WATCH_TIMEOUT_S``); raises :class:`Gone` on 410. Yields the raw events
         (``type``, ``object``); bookmarks included, and a line that is no event as
         ``{"type": MALFORMED, "problem": ...}``."""
-        from kubernetes.aio import watch
+        from kubernetes.aio import client, watch
 
         self.role.permission(resource, "watch")
+        check_segments("watch", resource, None, None)
+        custom = client.CustomObjectsApi(self.api_client)
         stream = watch.Watch()  # type: ignore[no-untyped-call]
         where = _where(resource, None, None)
         try:
             # timeout_seconds makes the library end the stream instead of re-opening it
             # itself: it would retry a 410 at the same, too old, resourceVersion.
             events = stream.stream(  # type: ignore[no-untyped-call]
-                self.custom.list_cluster_custom_object,
+                custom.list_cluster_custom_object,
                 resource.group,
                 resource.version,
                 resource.plural,
@@ -204,51 +359,133 @@ class HubApi:
             await stream.close()  # type: ignore[no-untyped-call]
 
     async def get(self, resource: ApiResource, namespace: str, name: str) -> dict[str, Any]:
-        request = self.custom.get_namespaced_custom_object(
-            resource.group, resource.version, namespace, resource.plural, name
-        )
-        result: dict[str, Any] = await self._call("get", resource, namespace, name, request)
-        return result
+        """The object; :class:`NotFound` when there is none."""
+        result = await self._request("get", resource, namespace, name, "GET")
+        return result if isinstance(result, dict) else {}
 
     # -- writes ------------------------------------------------------------------------
 
     async def create(self, resource: ApiResource, namespace: str, body: dict[str, Any]) -> Any:
-        request = self.custom.create_namespaced_custom_object(
-            resource.group, resource.version, namespace, resource.plural, body
-        )
+        """The object as created: what the server answered (None if no body)."""
         name = body.get("metadata", {}).get("name")
-        return await self._call("create", resource, namespace, name, request)
+        return await self._request("create", resource, namespace, name, "POST", body=body)
 
     async def patch(
         self, resource: ApiResource, namespace: str, name: str, body: dict[str, Any]
     ) -> dict[str, Any]:
         """A JSON merge patch (RFC 7386), on the status subresource for
         ``placements/status`` -like resources."""
-        if resource.plural.endswith("/status"):
-            request = self.custom.patch_namespaced_custom_object_status(
-                resource.group,
-                resource.version,
-                namespace,
-                resource.base,
-                name,
-                body,
-                _content_type=MERGE_PATCH,
-            )
-        else:
-            request = self.custom.patch_namespaced_custom_object(
-                resource.group,
-                resource.version,
-                namespace,
-                resource.plural,
-                name,
-                body,
-                _content_type=MERGE_PATCH,
-            )
-        result: dict[str, Any] = await self._call("patch", resource, namespace, name, request)
-        return result
+        result = await self._request(
+            "patch", resource, namespace, name, "PATCH", body=body, content_type=MERGE_PATCH
+        )
+        return result if isinstance(result, dict) else {}
 
     async def delete(self, resource: ApiResource, namespace: str, name: str) -> None:
-        request = self.custom.delete_namespaced_custom_object(
-            resource.group, resource.version, namespace, resource.plural, name
+        await self._request("delete", resource, namespace, name, "DELETE")
+
+
+class SyncHubApi:
+    """A cluster for synchronous callers: apply-module's
+    :class:`~clusterplace.defkit.placement.ConfigMapSource` and
+    :class:`~clusterplace.defkit.stores.DefinitionStore`. Each call runs :class:`HubApi`
+    's requests (the same paths, checks and errors) to their end on a private event
+    loop, so it cannot be called from a running one. Close it (or use ``with``)."""
+
+    def __init__(self, api: HubApi, runner: asyncio.Runner | None = None) -> None:
+        self.api = api
+        self._runner = runner or asyncio.Runner()
+
+    @classmethod
+    def from_kubeconfig(cls, path: str, context: str | None = None) -> SyncHubApi:
+        """The cluster of the kubeconfig's context (its current one by default), as
+        apply-module's role (any request; a 403 names the rule its user lacks)."""
+        try:
+            import aiohttp  # noqa: F401  (the client's transport, in the same extra)
+            from kubernetes.aio import config  # noqa: F401  (an optional dependency)
+        except ImportError:
+            raise ClusterplaceError(KUBE_EXTRA) from None
+        runner = asyncio.Runner()
+        try:
+            api_client = runner.run(connect(Path(path), context))
+        except BaseException:
+            runner.close()
+            raise
+        return cls(HubApi(api_client, APPLY_MODULE), runner)
+
+    def _run(self, call: Coroutine[Any, Any, T]) -> T:
+        return self._runner.run(call)
+
+    def close(self) -> None:
+        """Close the connections and the event loop."""
+        try:
+            if self.api.api_client is not None:
+                self._run(self.api.api_client.close())
+        finally:
+            self._runner.close()
+
+    def __enter__(self) -> SyncHubApi:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def get_config_map(self, namespace: str, name: str) -> ConfigMap | None:
+        data = self.get("v1", "ConfigMap", namespace, name)
+        if data is None:
+            return None
+        # Only what identity needs: the data, under the name asked for.
+        return ConfigMap.model_validate(
+            {
+                "apiVersion": "v1",
+                "kind": "ConfigMap",
+                "metadata": {"name": name, "namespace": namespace},
+                "data": data.get("data"),
+                "binaryData": data.get("binaryData"),
+            }
         )
-        await self._call("delete", resource, namespace, name, request)
+
+    def get(self, api_version: str, kind: str, namespace: str, name: str) -> dict[str, Any] | None:
+        """The object, or None when there is none."""
+        try:
+            return self._run(self.api.get(ApiResource.of(api_version, kind), namespace, name))
+        except NotFound:
+            return None
+
+    def create(self, obj: dict[str, Any]) -> None:
+        resource = ApiResource.of(obj["apiVersion"], obj["kind"])
+        try:
+            self._run(self.api.create(resource, obj["metadata"]["namespace"], obj))
+        except NotFound as err:  # the collection: no such resource (or namespace)
+            reason = f"the resource {resource.kind} is not served ({err.reason})"
+            raise NotFound(err.verb, err.what, err.status, reason) from None
+
+    def update(self, obj: dict[str, Any]) -> None:
+        """Make the stored object equal to ``obj`` in spec, labels and annotations, with a
+        JSON merge patch (RFC 7386) computed against what the server holds."""
+        meta = obj["metadata"]
+        resource = ApiResource.of(obj["apiVersion"], obj["kind"])
+        namespace, name = meta["namespace"], meta["name"]
+        existing = self._run(self.api.get(resource, namespace, name))
+        desired = {k: v for k, v in obj.items() if k not in ("apiVersion", "kind", "metadata")}
+        current = {
+            k: v
+            for k, v in existing.items()
+            if k not in ("apiVersion", "kind", "metadata", "status")
+        }
+        patch: dict[str, Any] = merge_patch(current, desired)
+        meta_patch = merge_patch(
+            {k: existing.get("metadata", {}).get(k) or {} for k in ("labels", "annotations")},
+            {k: meta.get(k) or {} for k in ("labels", "annotations")},
+        )
+        if meta_patch:
+            patch["metadata"] = meta_patch
+        if patch:
+            self._run(self.api.patch(resource, namespace, name, patch))
+
+    def commit(self) -> None:
+        """Writes go to the server as they happen."""

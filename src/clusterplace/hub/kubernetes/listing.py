@@ -13,9 +13,9 @@ from typing import Any
 
 from clusterplace.api import KubeObject
 from clusterplace.errors import ClusterplaceError, shorten
-from clusterplace.hub.kubernetes.api import HubApi
+from clusterplace.hub.kubernetes.api import HubApi, connect
 from clusterplace.hub.kubernetes.resources import EVENTS, EXPLORER, OCM, WATCHED
-from clusterplace.hub.kubernetes.run import KubeOptions, connect
+from clusterplace.hub.kubernetes.run import KubeOptions
 from clusterplace.hub.kubernetes.source import decode_object
 
 __all__ = ["EVENTS_KEPT", "LIST_TIMEOUT_S", "list_hub_objects", "list_placement_events"]
@@ -38,7 +38,7 @@ def list_hub_objects(
 @asynccontextmanager
 async def _explorer_api(options: KubeOptions) -> AsyncIterator[HubApi]:
     """A connection for one read, as the explorer's role; closed after it."""
-    api_client = await connect(options)
+    api_client = await connect(options.kubeconfig, options.context)
     try:
         yield HubApi(api_client, EXPLORER)
     finally:

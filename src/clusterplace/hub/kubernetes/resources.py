@@ -1,15 +1,19 @@
 """The API resources clusterplace uses on a Kubernetes hub, and the verbs each of its
 roles uses on each: the controller's table and the read-only explorer's, which the
 code's requests are checked against and ``deploy/``'s RBAC must match
-(tests/hub/test_deploy.py)."""
+(tests/hub/test_deploy.py). apply-module's role declares no table: it writes whatever
+a module holds, with its user's own rights."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Literal
 
+from clusterplace.api.naming import plural
+
 __all__ = [
     "ADDON_SCORES",
+    "APPLY_MODULE",
     "CLUSTERS",
     "CLUSTER_SETS",
     "CONTROLLER",
@@ -53,6 +57,19 @@ class ApiResource:
 
     def __str__(self) -> str:
         return f"{self.plural}.{self.group}" if self.group else self.plural
+
+    @classmethod
+    def of(cls, api_version: str, kind: str, namespaced: bool = True) -> ApiResource:
+        """The resource of objects of ``apiVersion`` and ``kind`` (its plural as
+        Kubernetes derives it). Not checked here: a request's path is
+        (:func:`~clusterplace.hub.kubernetes.api.check_segments`), so ``a/b/c`` or
+        ``/v1`` is refused there, by the version it leaves."""
+        group, slash, version = api_version.partition("/")
+        if not slash:
+            group, version = "", api_version
+        elif not group:
+            version = api_version
+        return cls(group, version, plural(kind), kind, namespaced)
 
 
 CLUSTERS = ApiResource(OCM, "v1", "managedclusters", "ManagedCluster", False)
@@ -122,11 +139,13 @@ EXPLORER_PERMISSIONS = (
 @dataclass(frozen=True)
 class Role:
     """Who sends the requests, the verbs it may use, and the file in ``deploy/`` that
-    grants exactly those (a 403 names it)."""
+    grants exactly those (a 403 names it). A role that is not ``declared`` may send any
+    request, and has no file: a 403 names the rule for its user to be granted."""
 
     who: str
     grants: str
     permissions: tuple[Permission, ...]
+    declared: bool = True
 
     def permission(self, resource: ApiResource, verb: str) -> Permission:
         """The entry granting ``verb`` on ``resource``; a request the table does not
@@ -134,17 +153,37 @@ class Role:
         for entry in self.permissions:
             if entry.resource == resource and verb in entry.verbs:
                 return entry
+        if not self.declared:
+            scope: Literal["cluster", "namespace"] = (
+                "namespace" if resource.namespaced else "cluster"
+            )
+            return Permission(resource, (verb,), scope, f"sent by {self.who}")
         raise AssertionError(f"{verb} {resource} is not declared in {self.who}'s permissions")
 
     def rbac_rule(self, resource: ApiResource, verb: str) -> str:
         """The RBAC rule that grants ``verb`` on ``resource``, as a YAML flow mapping."""
         entry = self.permission(resource, verb)
-        where = "ClusterRole" if entry.scope == "cluster" else f"Role in {self.who}'s namespace"
+        if not self.declared:
+            where = "a Role in that namespace" if entry.scope == "namespace" else "a ClusterRole"
+        elif entry.scope == "cluster":
+            where = "the ClusterRole"
+        else:
+            where = f"the Role in {self.who}'s namespace"
         return (
             f'{{apiGroups: ["{resource.group}"], resources: [{resource.plural}], '
-            f"verbs: [{verb}]}} in the {where}"
+            f"verbs: [{verb}]}} in {where}"
         )
+
+    def remedy(self, resource: ApiResource, verb: str) -> str:
+        """What a 403 on ``verb`` ``resource`` asks for: the rule, and where it goes."""
+        rule = self.rbac_rule(resource, verb)
+        if not self.declared:
+            return f"grant it with {rule}, bound to the user of {self.who}'s kubeconfig"
+        return f"grant it with {rule} ({self.grants} has every rule {self.who} needs)"
 
 
 CONTROLLER = Role("the controller", "deploy/rbac.yaml", PERMISSIONS)
 EXPLORER = Role("the explorer", "deploy/explorer-rbac.yaml", EXPLORER_PERMISSIONS)
+# apply-module reads the cluster identity ConfigMap, and gets, creates and patches the
+# definitions and the objects of a module's hooks: whatever the module holds.
+APPLY_MODULE = Role("apply-module", "", (), declared=False)

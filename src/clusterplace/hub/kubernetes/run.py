@@ -20,7 +20,7 @@ from typing import Any
 from clusterplace.controller import Reconciler
 from clusterplace.controller.reconciler import synced_text
 from clusterplace.errors import InputError
-from clusterplace.hub.kubernetes.api import HubApi
+from clusterplace.hub.kubernetes.api import HubApi, connect
 from clusterplace.hub.kubernetes.election import ElectionTimes, LeaderElector
 from clusterplace.hub.kubernetes.endpoints import Endpoints, Readiness
 from clusterplace.hub.kubernetes.metrics import ControllerMetrics
@@ -43,31 +43,6 @@ class KubeOptions:
     times: ElectionTimes = field(default_factory=ElectionTimes)
     leader_election: bool = True
     resync: float | None = 600.0
-
-
-async def connect(options: KubeOptions) -> Any:
-    """An ``kubernetes.aio`` ApiClient from the kubeconfig, or the pod's service account."""
-    from kubernetes.aio import client, config
-
-    if options.kubeconfig is not None:
-        if not options.kubeconfig.is_file():
-            raise InputError(f"kubeconfig {options.kubeconfig}: no such file")
-        try:
-            return await config.new_client_from_config(  # type: ignore[no-untyped-call]
-                config_file=str(options.kubeconfig),
-                context=options.context,
-                persist_config=False,
-            )
-        except Exception as err:  # ConfigException, YAML and key errors alike
-            raise InputError(f"cannot load kubeconfig {options.kubeconfig}: {err}") from None
-    configuration = client.Configuration()
-    try:
-        config.load_incluster_config(client_configuration=configuration)  # type: ignore[no-untyped-call]
-    except Exception as err:
-        raise InputError(
-            f"cannot use the in-cluster configuration ({err}); outside a pod, give --kubeconfig"
-        ) from None
-    return client.ApiClient(configuration=configuration)
 
 
 def lease_namespace(options: KubeOptions) -> str:
@@ -94,7 +69,7 @@ def run_kubernetes_controller(
 
 
 async def _main(options: KubeOptions, namespace: str, report: Callable[[str], None]) -> int:
-    api_client = await connect(options)
+    api_client = await connect(options.kubeconfig, options.context)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):

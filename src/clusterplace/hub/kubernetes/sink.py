@@ -24,13 +24,12 @@ import socket
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from clusterplace.api import KubeObject, Placement, PlacementDecision
 from clusterplace.codecs import LoadError
 from clusterplace.controller import HubWriteError, Key, Write
-from clusterplace.hub.kubernetes.api import ApiError, Forbidden, HubApi
-from clusterplace.hub.kubernetes.cluster import merge_patch
+from clusterplace.hub.kubernetes.api import ApiError, Conflict, Forbidden, HubApi, NotFound
 from clusterplace.hub.kubernetes.resources import (
     DECISIONS,
     DECISIONS_STATUS,
@@ -40,12 +39,16 @@ from clusterplace.hub.kubernetes.resources import (
     ApiResource,
 )
 from clusterplace.hub.kubernetes.source import decode_object
+from clusterplace.mergepatch import merge_patch
 from clusterplace.scheduling.events import Event
 
 __all__ = ["CONFLICT_TRIES", "REPORTING_CONTROLLER", "KubernetesSink"]
 
 REPORTING_CONTROLLER = "placement-controller"
 CONFLICT_TRIES = 5
+
+Obj = TypeVar("Obj", bound=KubeObject)
+Written = TypeVar("Written")
 
 
 def _status_dict(obj: KubeObject) -> dict[str, Any]:
@@ -81,9 +84,11 @@ class KubernetesSink:
             return await self._patch_until_done(pd, current)
         except Forbidden:
             raise
-        except ApiError as err:
-            if write.action == "delete" and err.status == 404:
+        except NotFound as err:
+            if write.action == "delete":
                 return None  # gone already: what a delete wants
+            raise HubWriteError(str(err)) from None
+        except ApiError as err:
             raise HubWriteError(str(err)) from None
 
     async def _create(self, pd: PlacementDecision) -> PlacementDecision:
@@ -94,9 +99,7 @@ class KubernetesSink:
             meta.pop(key, None)
         try:
             raw = await self._request(self.api.create(DECISIONS, pd.namespace, body))
-        except ApiError as err:
-            if err.status != 409:
-                raise
+        except Conflict:
             # Already there (created before our cache saw it): update it instead.
             raw = await self._request(self.api.get(DECISIONS, pd.namespace, pd.name))
         if not isinstance(raw, dict) or not raw.get("metadata"):
@@ -109,22 +112,8 @@ class KubernetesSink:
     async def _patch_until_done(
         self, desired: PlacementDecision, current: PlacementDecision
     ) -> PlacementDecision:
-        for _ in range(CONFLICT_TRIES):
-            try:
-                return await self._patch_decision(desired, current)
-            except ApiError as err:
-                if err.status != 409:
-                    raise
-                self.conflicts += 1
-                fresh = await self._request(
-                    self.api.get(DECISIONS, desired.namespace, desired.name)
-                )
-                found = self._decoded(fresh, DECISIONS)
-                assert isinstance(found, PlacementDecision)
-                current = found
-        raise HubWriteError(
-            f"patch {DECISIONS} {desired.namespace}/{desired.name}: still in conflict after "
-            f"{CONFLICT_TRIES} tries"
+        return await self.until_no_conflict(
+            lambda now: self._patch_decision(desired, now), current, DECISIONS, DECISIONS
         )
 
     async def _patch_decision(
@@ -155,38 +144,24 @@ class KubernetesSink:
     # -- placement status --------------------------------------------------------------
 
     async def write_status(self, current: Placement, placement: Placement) -> Placement:
+        async def patch(now: Placement) -> Placement:
+            status = merge_patch(_status_dict(now), _status_dict(placement))
+            if not status:
+                return now
+            body = {"metadata": self._precondition(now), "status": status}
+            raw = await self._request(
+                self.api.patch(PLACEMENTS_STATUS, placement.namespace, placement.name, body)
+            )
+            written = self._written(now, raw, status=placement.status)
+            assert isinstance(written, Placement)
+            return written
+
         try:
-            for _ in range(CONFLICT_TRIES):
-                status = merge_patch(_status_dict(current), _status_dict(placement))
-                if not status:
-                    return current
-                body = {"metadata": self._precondition(current), "status": status}
-                try:
-                    raw = await self._request(
-                        self.api.patch(PLACEMENTS_STATUS, placement.namespace, placement.name, body)
-                    )
-                except ApiError as err:
-                    if err.status != 409:
-                        raise
-                    self.conflicts += 1
-                    fresh = await self._request(
-                        self.api.get(PLACEMENTS, placement.namespace, placement.name)
-                    )
-                    found = self._decoded(fresh, PLACEMENTS)
-                    assert isinstance(found, Placement)
-                    current = found
-                    continue
-                written = self._written(current, raw, status=placement.status)
-                assert isinstance(written, Placement)
-                return written
+            return await self.until_no_conflict(patch, current, PLACEMENTS_STATUS, PLACEMENTS)
         except Forbidden:
             raise
         except ApiError as err:
             raise HubWriteError(str(err)) from None
-        raise HubWriteError(
-            f"patch {PLACEMENTS_STATUS} {placement.namespace}/{placement.name}: still in "
-            f"conflict after {CONFLICT_TRIES} tries"
-        )
 
     async def forget_placement(self, key: Key) -> None:
         """Nothing kept: the status went with the placement."""
@@ -243,6 +218,33 @@ class KubernetesSink:
         """Every write is done when its request returns."""
 
     # -- helpers -----------------------------------------------------------------------
+
+    async def until_no_conflict(
+        self,
+        write: Callable[[Obj], Awaitable[Written]],
+        current: Obj,
+        written: ApiResource,
+        read: ApiResource,
+    ) -> Written:
+        """``write(current)``, a write computed against ``current`` and carrying its
+        resourceVersion; on 409 Conflict the object is read again (``read``: the object's
+        resource, when ``written`` is a subresource) and written anew against what was
+        read, at most :data:`CONFLICT_TRIES` times in all. Then :class:`HubWriteError`:
+        the sync is retried with backoff. Any other error is raised as it comes."""
+        namespace, name = current.namespace, current.name
+        for _ in range(CONFLICT_TRIES):
+            try:
+                return await write(current)
+            except Conflict:
+                self.conflicts += 1
+                found = self._decoded(
+                    await self._request(self.api.get(read, namespace, name)), read
+                )
+                assert isinstance(found, type(current))
+                current = found
+        raise HubWriteError(
+            f"patch {written} {namespace}/{name}: still in conflict after {CONFLICT_TRIES} tries"
+        )
 
     async def _request(self, call: Awaitable[Any]) -> Any:
         self.requests += 1

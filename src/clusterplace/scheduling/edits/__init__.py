@@ -5,7 +5,7 @@ expressions, :mod:`.apply` applies them to copies of the fleet's objects. Every 
 name is importable from here, as before the split.
 """
 
-from clusterplace.scheduling.edits.apply import EditedObject, apply_edits, merge_patch
+from clusterplace.scheduling.edits.apply import EditedObject, apply_edits
 from clusterplace.scheduling.edits.language import (
     BUILT_INS,
     EFFECTS,
@@ -27,7 +27,6 @@ __all__ = [
     "EditError",
     "EditedObject",
     "apply_edits",
-    "merge_patch",
     "parse_edit",
     "parse_edits",
     "parse_taint",

@@ -1,5 +1,5 @@
 """Applying parsed :class:`~clusterplace.scheduling.edits.language.Edit` s to a fleet's
-objects, and the JSON merge patches that export them.
+objects (what-if exports them as JSON merge patches: :mod:`clusterplace.mergepatch`).
 
 Applying edits never changes the fleet given: :func:`apply_edits` returns the changed
 objects (each validated as its kind), and callers such as what-if decide where they go.
@@ -31,7 +31,7 @@ from clusterplace.scheduling.edits.language import (
     selector_expressions,
 )
 
-__all__ = ["EditedObject", "apply_edits", "merge_patch"]
+__all__ = ["EditedObject", "apply_edits"]
 
 _GROUP = "cluster.open-cluster-management.io"
 
@@ -250,18 +250,3 @@ def _apply_weight(spec: dict[str, Any], edit: Edit) -> None:
                 coordinate["addOn"] = {"resourceName": first, "scoreName": second}
             kept.append({"scoreCoordinate": coordinate, "weight": int(edit.value)})
     policy["configurations"] = kept
-
-
-def merge_patch(before: Any, after: Any) -> Any:
-    """The JSON merge patch (RFC 7386) that turns ``before`` into ``after``."""
-    if not isinstance(before, dict) or not isinstance(after, dict):
-        return after
-    patch: dict[str, Any] = {}
-    for key in before.keys() - after.keys():
-        patch[key] = None
-    for key, value in after.items():
-        if key not in before:
-            patch[key] = value
-        elif before[key] != value:
-            patch[key] = merge_patch(before[key], value)
-    return patch
