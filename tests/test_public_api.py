@@ -20,6 +20,14 @@ PUBLIC = {
     "clusterplace.codecs": ["expand_sources", "load_fleet", "read_documents", "decode"],
     "clusterplace.labels": ["parse", "Selector", "LabelIndex"],
     "clusterplace.outputs": ["open_output", "OutputError"],
+    "clusterplace.delivery": [
+        "plan_rollout",
+        "RolloutResult",
+        "ClusterRolloutStatus",
+        "RolloutStatus",
+        "RolloutStrategyError",
+        "RolloutInputError",
+    ],
 }
 
 
@@ -40,6 +48,7 @@ TOP_LEVEL = {
     "IncrementalSchedule": "clusterplace.scheduling",
     "evaluate": "clusterplace.defkit.placement",
     "plan_replicas": "clusterplace.federation",
+    "plan_rollout": "clusterplace.delivery",
     # the errors
     "ClusterplaceError": "clusterplace.errors",
     "InputError": "clusterplace.errors",
@@ -135,7 +144,7 @@ def test_the_decision_core_loads_no_yaml_parser() -> None:
 
     code = (
         "import sys, clusterplace.scheduling, clusterplace.defkit.placement, "
-        "clusterplace.federation; "
+        "clusterplace.federation, clusterplace.delivery; "
         "print(sorted(m for m in ('yaml', 'ryml', 'clusterplace.codecs') if m in sys.modules))"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

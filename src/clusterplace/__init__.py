@@ -13,7 +13,7 @@ A placement is named by ``namespace, name`` everywhere (``explain_placement``,
 ``why_not``). The names load when first used, so ``import clusterplace`` stays cheap.
 
 The package is layered: a pure decision core (``labels``, ``quantity``,
-``federation``) that knows nothing about files or terminals, typed Kubernetes
+``federation``, ``delivery``) that knows nothing about files or terminals, typed Kubernetes
 objects (``api``) and their readers (``codecs``), and the outer I/O layers
 (``outputs``, ``bundles``, ``cli``).
 """
@@ -34,6 +34,7 @@ from clusterplace.errors import (
 if TYPE_CHECKING:
     from clusterplace.codecs import LoadError, load_fleet
     from clusterplace.defkit.placement import evaluate
+    from clusterplace.delivery import plan_rollout
     from clusterplace.federation import plan_replicas
     from clusterplace.labels import SelectorError
     from clusterplace.quantity import QuantityError
@@ -60,6 +61,7 @@ __all__ = [
     "explain_placement",
     "load_fleet",
     "plan_replicas",
+    "plan_rollout",
     "schedule",
     "what_if",
     "why_not",
@@ -77,6 +79,7 @@ _LAZY = {
     "explain_placement": "clusterplace.scheduling",
     "load_fleet": "clusterplace.codecs",
     "plan_replicas": "clusterplace.federation",
+    "plan_rollout": "clusterplace.delivery",
     "schedule": "clusterplace.scheduling",
     "what_if": "clusterplace.scheduling",
     "why_not": "clusterplace.scheduling",
