@@ -221,9 +221,15 @@ def controller(
         report=_log if not once else warn,
     )
     if once:
+        deliveries = (
+            f"; {_count(summary.work_sets, 'ManifestWorkReplicaSet')}: "
+            f"{summary.work_writes} writes"
+            if summary.work_sets
+            else ""
+        )
         click.echo(
             f"{synced_text(summary.syncs, summary.placements)}: "
-            f"{summary.writes} writes, {summary.events} events"
+            f"{summary.writes} writes, {summary.events} events{deliveries}"
         )
         failed = False
         if summary.invalid_files:

@@ -5,9 +5,17 @@ answers for a ManifestWorkReplicaSet or an add-on: which clusters of a placement
 decisions get the workload now, which have passed their progress deadline, which left the
 placement, whether failures broke the budget, and when to look again. See
 docs/semantics.md, "Rollouts".
+
+``plan_replica_set`` plans one sync of a ManifestWorkReplicaSet, the rollout's consumer:
+which ManifestWorks to write and delete, and the status (docs/semantics.md, "Delivery").
 """
 
 from clusterplace.delivery.groups import GroupKey
+from clusterplace.delivery.replicaset import (
+    PlacementRollout,
+    ReplicaSetPlan,
+    plan_replica_set,
+)
 from clusterplace.delivery.rollout import (
     ClusterRolloutStatus,
     RolloutInputError,
@@ -16,13 +24,30 @@ from clusterplace.delivery.rollout import (
     plan_rollout,
 )
 from clusterplace.delivery.strategy import RolloutStrategyError
+from clusterplace.delivery.works import (
+    DecisionGroupError,
+    decision_pages,
+    desired_work,
+    rollout_status,
+    same_work,
+    template_problems,
+)
 
 __all__ = [
     "ClusterRolloutStatus",
+    "DecisionGroupError",
     "GroupKey",
+    "PlacementRollout",
+    "ReplicaSetPlan",
     "RolloutInputError",
     "RolloutResult",
     "RolloutStatus",
     "RolloutStrategyError",
+    "decision_pages",
+    "desired_work",
+    "plan_replica_set",
     "plan_rollout",
+    "rollout_status",
+    "same_work",
+    "template_problems",
 ]

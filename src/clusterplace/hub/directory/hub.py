@@ -29,8 +29,15 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from clusterplace.api import KubeObject, Placement, PlacementDecision
+from clusterplace.api import (
+    KubeObject,
+    ManifestWork,
+    ManifestWorkReplicaSet,
+    Placement,
+    PlacementDecision,
+)
 from clusterplace.controller import Key, ObjectChange, Reconciler
+from clusterplace.controller.delivery import DeliveryReconciler
 from clusterplace.errors import InputError, Location
 from clusterplace.hub.directory.files import remove_temporaries
 from clusterplace.hub.directory.lastgood import LastGood
@@ -48,6 +55,7 @@ __all__ = ["DirectoryHub", "RunSummary", "run_directory_controller"]
 _STEP_MS = 5
 _DEBOUNCE_MS = 50
 _RESCAN_S = 5.0
+SETTLE_ROUNDS = 8  # with --once: rounds of placements then deliveries
 
 
 @dataclass
@@ -59,6 +67,8 @@ class RunSummary:
     temporaries_removed: int
     invalid_files: int = 0  # hub files (or folders) that could not be read as they are
     placements: int = 0  # distinct placements synced (syncs counts the echoes' too)
+    work_sets: int = 0  # ManifestWorkReplicaSets
+    work_writes: int = 0  # works, finalizers and MWRS statuses written
 
 
 class DirectoryHub:
@@ -116,17 +126,20 @@ class DirectoryHub:
         self.store.load()
         objects: list[KubeObject] = [self._with_status(obj) for obj in self.folder.objects()]
         objects.extend(self.store.decisions.values())
+        objects.extend(self.store.works.values())
         return objects
 
     def _with_status(self, obj: KubeObject) -> KubeObject:
-        """A placement as the hub holds it: its spec is the manifest's, its status the
-        output folder's (the manifest's own status only until one was written)."""
-        if not isinstance(obj, Placement):
+        """A placement or ManifestWorkReplicaSet as the hub holds it: its spec is the
+        manifest's, its status the output folder's (the manifest's own status only until
+        one was written)."""
+        if not isinstance(obj, (Placement, ManifestWorkReplicaSet)):
             return obj
+        statuses = self.store.status_table(obj.kind)
         key = (obj.namespace, obj.name)
-        if key not in self.store.statuses:
+        if key not in statuses:
             return obj
-        return obj.model_copy(update={"status": self.store.statuses[key]})
+        return obj.model_copy(update={"status": statuses[key]})
 
     def _overlay(self, change: ObjectChange) -> ObjectChange:
         new = change.new
@@ -142,21 +155,21 @@ class DirectoryHub:
             if found is None:
                 continue
             kind, key, obj = found
-            if kind == "PlacementDecision":
+            if self.store.objects(kind) is not None:
                 # old None: the controller's cache knows what it held (it compares)
                 if obj is not None:
                     changes.append(ObjectChange(None, obj))
                 else:
-                    changes.append(ObjectChange(_decision_ref(*key), None))
+                    changes.append(ObjectChange(_reference(kind, *key), None))
                 continue
-            placement = self._placement(key)
-            if placement is not None:
-                changes.append(ObjectChange(None, self._with_status(placement)))
+            spec = self._hub_object(kind, key)
+            if spec is not None:
+                changes.append(ObjectChange(None, self._with_status(spec)))
         return changes
 
-    def _placement(self, key: Key) -> Placement | None:
+    def _hub_object(self, kind: str, key: Key) -> KubeObject | None:
         for obj in self.folder.objects():
-            if isinstance(obj, Placement) and (obj.namespace, obj.name) == key:
+            if obj.kind == kind and (obj.namespace, obj.name) == key:
                 return obj
         return None
 
@@ -165,7 +178,12 @@ class DirectoryHub:
         from watchfiles import awatch  # the watcher starts threads: only when watching
 
         out = real_path(self.layout.root)
-        out_folders = [self.layout.decisions, self.layout.statuses]
+        out_folders = [
+            self.layout.decisions,
+            self.layout.statuses,
+            self.layout.works,
+            self.layout.work_set_statuses,
+        ]
         for folder in out_folders:
             folder.mkdir(parents=True, exist_ok=True)
         out_real = [real_path(folder) for folder in out_folders]
@@ -278,19 +296,37 @@ def run_directory_controller(
         # decisions are not collected (nothing is deleted on a read error).
         sink.hold_deletions = lambda: hub.incomplete
         reconciler = Reconciler(sink, now=clock, resync=resync, log=report)
-        sink.publish = reconciler.observe  # the sink's writes come back as changes
-        reconciler.boot(hub.initial_objects())
+        delivery = DeliveryReconciler(
+            sink, now=clock, log=report, hold_deletions=lambda: hub.incomplete
+        )
+
+        def publish(changes: list[ObjectChange]) -> None:
+            reconciler.observe(changes)
+            delivery.observe(changes)
+
+        sink.publish = publish  # the sink's writes come back as changes
+        objects = hub.initial_objects()
+        reconciler.boot(objects)
+        delivery.observe(ObjectChange(None, obj) for obj in objects)
         if hub.incomplete:
             report(
                 "some hub files cannot be read: the decisions of placements not found are "
                 "kept as they are until every file can be read"
             )
-        asyncio.run(_serve(reconciler, hub, once))
+        asyncio.run(_serve(reconciler, delivery, hub, once))
         stats = reconciler.stats
-        errors = stats.errors + hub.folder.write_errors
+        errors = stats.errors + delivery.stats.errors + hub.folder.write_errors
         invalid = hub.invalid_files
         return RunSummary(
-            stats.syncs, stats.writes, stats.events, errors, removed, invalid, stats.placements
+            stats.syncs,
+            stats.writes,
+            stats.events,
+            errors,
+            removed,
+            invalid,
+            stats.placements,
+            len(delivery.state.work_sets),
+            delivery.stats.writes,
         )
 
 
@@ -310,9 +346,29 @@ def _locked(folder: Path, timeout: float, report: Callable[[str], None]) -> Iter
         yield
 
 
-async def _serve(reconciler: Reconciler, hub: DirectoryHub, once: bool) -> None:
+async def _both(
+    batches: AsyncIterator[list[ObjectChange]], delivery: DeliveryReconciler
+) -> AsyncIterator[list[ObjectChange]]:
+    """The hub's changes, each batch shown to the delivery controller as it passes."""
+    async for batch in batches:
+        delivery.observe(batch)
+        yield batch
+
+
+async def _serve(
+    reconciler: Reconciler, delivery: DeliveryReconciler, hub: DirectoryHub, once: bool
+) -> None:
     if once:
-        await reconciler.drain(settle=True)
+        # Placements first (works follow their decisions), then deliveries, until both
+        # are settled: each side's writes may enqueue the other's keys.
+        placements = 0
+        for _ in range(SETTLE_ROUNDS):
+            synced = await reconciler.drain(settle=True)
+            placements = max(placements, reconciler.stats.placements)
+            synced += await delivery.drain()
+            if not synced:
+                break
+        reconciler.stats.placements = placements
         await reconciler.sink.flush()
         return
     stop = asyncio.Event()
@@ -321,19 +377,25 @@ async def _serve(reconciler: Reconciler, hub: DirectoryHub, once: bool) -> None:
         loop.add_signal_handler(signum, stop.set)
     try:
         hub.report(f"watching {hub.root}; writing to {hub.layout.root}")
-        await reconciler.run(hub.batches(stop), stop)
+        follow = asyncio.ensure_future(delivery.run(stop))
+        try:
+            await reconciler.run(_both(hub.batches(stop), delivery), stop)
+        finally:
+            stop.set()
+            await follow
     finally:
         for signum in (signal.SIGTERM, signal.SIGINT):
             with contextlib.suppress(Exception):
                 loop.remove_signal_handler(signum)
 
 
-def _decision_ref(namespace: str, name: str) -> KubeObject:
-    """A PlacementDecision known by its name only (to say it is gone)."""
-    return PlacementDecision.model_validate(
+def _reference(kind: str, namespace: str, name: str) -> KubeObject:
+    """An object OUT holds whole, known by its name only (to say it is gone)."""
+    model = PlacementDecision if kind == "PlacementDecision" else ManifestWork
+    return model.model_validate(
         {
-            "apiVersion": "cluster.open-cluster-management.io/v1beta1",
-            "kind": "PlacementDecision",
+            "apiVersion": model.API_VERSIONS[0],
+            "kind": kind,
             "metadata": {"name": name, "namespace": namespace},
         }
     )

@@ -16,7 +16,10 @@ DEFAULT_OUT = ".clusterplace"  # under the hub folder
 class OutLayout:
     """``OUT/placementdecisions/<ns>/<name>.yaml``: each PlacementDecision, whole;
     ``OUT/placements/<ns>/<name>.yaml``: each Placement's status (identity and status
-    only: the spec is the hub folder's); ``OUT/events.jsonl``: the events;
+    only: the spec is the hub folder's); ``OUT/manifestworks/<cluster>/<name>.yaml``:
+    each ManifestWork, whole (its status is its agent's: the controller writes spec and
+    metadata and keeps the status it finds); ``OUT/manifestworkreplicasets/<ns>/<name>.yaml``:
+    each ManifestWorkReplicaSet's status; ``OUT/events.jsonl``: the events;
     ``OUT/lastgood/<path in the hub folder>``: the last text of each hub file that was
     read successfully (each part of its path percent-encoded), which stands in for the
     file when it cannot be read at start (see
@@ -33,6 +36,14 @@ class OutLayout:
         return self.root / "placements"
 
     @property
+    def works(self) -> Path:
+        return self.root / "manifestworks"
+
+    @property
+    def work_set_statuses(self) -> Path:
+        return self.root / "manifestworkreplicasets"
+
+    @property
     def lastgood(self) -> Path:
         return self.root / "lastgood"
 
@@ -46,3 +57,11 @@ class OutLayout:
 
     def status(self, namespace: str, name: str) -> Path:
         return resolve_inside(self.statuses, namespace, f"{name}.yaml", what="placement name")
+
+    def work(self, cluster: str, name: str) -> Path:
+        return resolve_inside(self.works, cluster, f"{name}.yaml", what="ManifestWork name")
+
+    def work_set_status(self, namespace: str, name: str) -> Path:
+        return resolve_inside(
+            self.work_set_statuses, namespace, f"{name}.yaml", what="ManifestWorkReplicaSet name"
+        )

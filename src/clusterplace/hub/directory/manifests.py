@@ -38,7 +38,7 @@ import time
 from collections.abc import Callable, Iterable
 from pathlib import Path, PurePosixPath
 
-from clusterplace.api import Fleet, KubeObject, PlacementDecision
+from clusterplace.api import Fleet, KubeObject, ManifestWork, PlacementDecision
 from clusterplace.codecs import Source, decode, read_documents
 from clusterplace.codecs.sources import EXTENSIONS, read_source
 from clusterplace.controller import ObjectChange
@@ -429,10 +429,10 @@ class ManifestFolder:
         table: Table = {}
         for obj in loaded.objects:
             key = identity(obj)
-            if isinstance(obj, PlacementDecision):
+            if isinstance(obj, (PlacementDecision, ManifestWork)):
                 if not quiet:
                     self.report(
-                        f"{path}: {obj.ref} ignored: the controller writes PlacementDecisions "
+                        f"{path}: {obj.ref} ignored: the controller writes {obj.kind}s "
                         "(into its output folder); the hub folder holds what it reads"
                     )
                 continue

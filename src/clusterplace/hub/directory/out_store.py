@@ -1,5 +1,6 @@
-"""The output folder as an API server's store: what OUT holds of PlacementDecisions and
-Placement statuses, changed by the controller's writes and by anyone editing OUT.
+"""The output folder as an API server's store: what OUT holds of PlacementDecisions,
+ManifestWorks and the statuses of Placements and ManifestWorkReplicaSets, changed by the
+controller's writes and by anyone editing OUT (a work agent writing a work's status).
 
 The controller's cache is fed only by changes: the store turns both its own writes and
 edits found on disk into changes, so a decision file deleted or edited by hand is a
@@ -14,9 +15,15 @@ import os
 import stat
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
-from clusterplace.api import KubeObject, Placement, PlacementDecision
+from clusterplace.api import (
+    KubeObject,
+    ManifestWork,
+    PlacementDecision,
+)
 from clusterplace.api.placement import PlacementStatus
+from clusterplace.api.work import ManifestWorkReplicaSetStatus
 from clusterplace.codecs import decode, read_documents
 from clusterplace.codecs.sources import expand_sources
 from clusterplace.controller import Key
@@ -34,12 +41,16 @@ class OutStore:
         self.layout = layout
         self.report = report
         self.decisions: dict[Key, PlacementDecision] = {}
+        self.works: dict[Key, ManifestWork] = {}
         self.statuses: dict[Key, PlacementStatus | None] = {}
+        self.work_set_statuses: dict[Key, ManifestWorkReplicaSetStatus | None] = {}
         # Paths are kept in one spelling (absolute, symlinks resolved): the watcher, the
         # sink and a scan of the folder each name a file their own way.
         self._folders = (
             (real_path(layout.decisions), "PlacementDecision"),
             (real_path(layout.statuses), "Placement"),
+            (real_path(layout.works), "ManifestWork"),
+            (real_path(layout.work_set_statuses), "ManifestWorkReplicaSet"),
         )
         self._signatures: dict[Path, tuple[int, int, int]] = {}  # as last read or written
 
@@ -94,26 +105,37 @@ class OutStore:
         kind, key = found
         self.written(path)  # its signature as read now
         now = self._read(path, kind, key)
-        if kind == "PlacementDecision":
-            before = self.decisions.get(key)
-            if now == before:
+        objects = self.objects(kind)
+        if objects is not None:  # held whole
+            if now == objects.get(key):
                 return None
-            if isinstance(now, PlacementDecision):
-                self.decisions[key] = now
+            if now is None:
+                objects.pop(key, None)
             else:
-                self.decisions.pop(key, None)
+                objects[key] = now
             return (kind, key, now)
-        status = now.status if isinstance(now, Placement) else None
-        known = key in self.statuses
-        if (now is None and not known) or (
-            known and now is not None and status == self.statuses[key]
-        ):
+        statuses = self.status_table(kind)
+        status = getattr(now, "status", None)
+        known = key in statuses
+        if (now is None and not known) or (known and now is not None and status == statuses[key]):
             return None
         if now is None:
-            del self.statuses[key]
+            del statuses[key]
         else:
-            self.statuses[key] = status
+            statuses[key] = status
         return (kind, key, now)
+
+    def objects(self, kind: str) -> dict[Key, Any] | None:
+        """The table of a kind OUT holds whole (decisions, works), else None."""
+        tables: dict[str, dict[Key, Any]] = {
+            "PlacementDecision": self.decisions,
+            "ManifestWork": self.works,
+        }
+        return tables.get(kind)
+
+    def status_table(self, kind: str) -> dict[Key, Any]:
+        """The table of the statuses OUT holds for a kind whose spec is the hub's."""
+        return self.statuses if kind == "Placement" else self.work_set_statuses
 
     def _where(self, path: Path) -> tuple[str, Key] | None:
         """(kind, (namespace, name)) of a file of OUT, or None for another file."""

@@ -13,7 +13,14 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from clusterplace.api import Placement, PlacementDecision
+from clusterplace.api import (
+    KubeObject,
+    ManifestWork,
+    ManifestWorkReplicaSet,
+    Placement,
+    PlacementDecision,
+)
+from clusterplace.api.work import ManifestWorkReplicaSetStatus
 from clusterplace.controller import HubWriteError, Key, ObjectChange, Write
 from clusterplace.hub.directory.files import EventLog, remove_file, write_atomic
 from clusterplace.hub.directory.layout import OutLayout
@@ -23,13 +30,19 @@ from clusterplace.outputs.journal import sync_folder
 from clusterplace.outputs.serialize import dump_yaml_documents
 from clusterplace.scheduling.events import Event
 
-__all__ = ["DirectorySink", "render", "render_status"]
+__all__ = ["DirectorySink", "render", "render_object", "render_status"]
 
 REPORTING_CONTROLLER = "placement-controller"
 
 
 def render(obj: PlacementDecision) -> str:
     """The file text of a PlacementDecision the controller writes."""
+    return dump_yaml_documents([obj.to_dict()])
+
+
+def render_object(obj: KubeObject) -> str:
+    """The file text of a whole object the controller writes (a ManifestWork; a
+    ManifestWorkReplicaSet, whose status is what the file is for)."""
     return dump_yaml_documents([obj.to_dict()])
 
 
@@ -125,6 +138,80 @@ class DirectorySink:
             raise self._fail(f"{path}", err) from None
         self.store.written(path)
         self.store.statuses.pop(key, None)
+
+    # -- ManifestWorks and ManifestWorkReplicaSets (controller.delivery.WorkSink) ------
+
+    @property
+    def uses_finalizers(self) -> bool:
+        """A folder has no finalizers: the controller deletes a gone MWRS's works."""
+        return False
+
+    async def apply_work(self, current: ManifestWork | None, desired: ManifestWork) -> ManifestWork:
+        key = (desired.namespace, desired.name)
+        path = self.layout.work(*key)
+        old = self.store.works.get(key)
+        # The status is the agent's: whatever the file holds now is kept. The generation
+        # rises when the spec changes, as the API server raises it.
+        generation = old.metadata.generation or 1 if old is not None else 1
+        if old is not None and old.spec != desired.spec:
+            generation += 1
+        metadata = desired.metadata.model_copy(update={"generation": generation})
+        new = desired.model_copy(
+            update={"metadata": metadata, "status": old.status if old is not None else None}
+        )
+        if new == old:
+            return new
+        try:
+            write_atomic(path, render_object(new))
+        except OSError as err:
+            raise self._fail(f"{path}", err) from None
+        self.store.written(path)
+        self.store.works[key] = new
+        self.publish([ObjectChange(old, new)])
+        return new
+
+    async def delete_work(self, work: ManifestWork) -> None:
+        key = (work.namespace, work.name)
+        path = self.layout.work(*key)
+        old = self.store.works.get(key)
+        try:
+            remove_file(path)
+        except OSError as err:
+            raise self._fail(f"{path}", err) from None
+        self.store.written(path)
+        self.store.works.pop(key, None)
+        if old is not None:
+            self.publish([ObjectChange(old, None)])
+
+    async def set_finalizers(
+        self, current: ManifestWorkReplicaSet, finalizers: list[str]
+    ) -> ManifestWorkReplicaSet:
+        raise HubWriteError("a folder hub has no finalizers")  # uses_finalizers is False
+
+    async def write_replica_set_status(
+        self, current: ManifestWorkReplicaSet, status: ManifestWorkReplicaSetStatus
+    ) -> ManifestWorkReplicaSet:
+        key = (current.namespace, current.name)
+        path = self.layout.work_set_status(*key)
+        written = current.model_copy(update={"status": status})
+        try:
+            write_atomic(path, render_object(written))
+        except OSError as err:
+            raise self._fail(f"{path}", err) from None
+        self.store.written(path)
+        self.store.work_set_statuses[key] = status
+        self.publish([ObjectChange(current, written)])
+        return written
+
+    async def forget_replica_set(self, key: Key) -> None:
+        """The MWRS is gone: its status file goes."""
+        path = self.layout.work_set_status(*key)
+        try:
+            remove_file(path)
+        except OSError as err:
+            raise self._fail(f"{path}", err) from None
+        self.store.written(path)
+        self.store.work_set_statuses.pop(key, None)
 
     async def emit(
         self,

@@ -1,0 +1,363 @@
+"""The ManifestWorkReplicaSet controller: each MWRS's works kept as its placements'
+decisions and rollout strategies say, as upstream's MWRS controller keeps them.
+
+Level-triggered like the placement reconciler beside it: a key is planned from the cache
+(:class:`DeliveryState`, written only by the hub's change stream), then written; the
+writes come back as changes. Triggers are upstream's: an MWRS changing; a ManifestWork
+carrying an MWRS's owner label; a PlacementDecision or Placement an MWRS refers to. A
+rollout's recheck time requeues its MWRS. See docs/controller.md, "Delivery".
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import defaultdict
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Protocol
+
+from clusterplace.api import (
+    KubeObject,
+    ManifestWork,
+    ManifestWorkReplicaSet,
+    Placement,
+    PlacementDecision,
+)
+from clusterplace.api.placement import PLACEMENT_LABEL
+from clusterplace.api.work import MWRS_FINALIZER, MWRS_LABEL, ManifestWorkReplicaSetStatus
+from clusterplace.controller.changes import Key, ObjectChange
+from clusterplace.controller.expectations import Expectations
+from clusterplace.controller.queue import WorkQueue
+from clusterplace.controller.sink import HubRefused, HubWriteError
+from clusterplace.delivery import ReplicaSetPlan, plan_replica_set
+
+__all__ = ["DeliveryReconciler", "DeliveryState", "DeliveryStats", "WorkSink"]
+
+DELIVERY_KINDS = (ManifestWorkReplicaSet, ManifestWork, Placement, PlacementDecision)
+
+
+class WorkSink(Protocol):
+    """Writes ManifestWorks and MWRS statuses to a hub; each method completes its write
+    or raises :class:`HubWriteError`."""
+
+    @property
+    def uses_finalizers(self) -> bool:
+        """True when the hub deletes objects through finalizers (Kubernetes); otherwise
+        the controller deletes a gone MWRS's works itself."""
+        ...
+
+    async def apply_work(self, current: ManifestWork | None, desired: ManifestWork) -> ManifestWork:
+        """Create ``desired``, or update ``current`` (as last seen) to its spec, labels
+        and annotations; the work's status is never touched. Returns the work as held."""
+        ...
+
+    async def delete_work(self, work: ManifestWork) -> None:
+        """Delete the work (already gone is fine)."""
+        ...
+
+    async def set_finalizers(
+        self, current: ManifestWorkReplicaSet, finalizers: list[str]
+    ) -> ManifestWorkReplicaSet:
+        """Set the MWRS's finalizers; returns it as held."""
+        ...
+
+    async def write_replica_set_status(
+        self, current: ManifestWorkReplicaSet, status: ManifestWorkReplicaSetStatus
+    ) -> ManifestWorkReplicaSet:
+        """Write the MWRS's status; returns it as held."""
+        ...
+
+    async def forget_replica_set(self, key: Key) -> None:
+        """The MWRS is gone: drop what the sink keeps of it (its status)."""
+        ...
+
+
+def _owner(work: ManifestWork) -> Key | None:
+    """The MWRS a work's owner label names (``<namespace>.<name>``, exactly one dot)."""
+    value = work.labels.get(MWRS_LABEL)
+    if value is None:
+        return None
+    parts = value.split(".")
+    return (parts[0], parts[1]) if len(parts) == 2 else None
+
+
+class DeliveryState:
+    """The watched MWRSs, ManifestWorks, Placements and PlacementDecisions, with the
+    indexes the triggers and the planner read. Only :meth:`record` changes it."""
+
+    def __init__(self) -> None:
+        self.work_sets: dict[Key, ManifestWorkReplicaSet] = {}
+        self.works: dict[Key, ManifestWork] = {}
+        self.placements: dict[Key, Placement] = {}
+        self.decisions: dict[Key, PlacementDecision] = {}
+        self._owned: dict[Key, set[Key]] = defaultdict(set)  # MWRS -> its works
+        self._pages: dict[Key, set[Key]] = defaultdict(set)  # placement -> its decisions
+        self._users: dict[Key, set[Key]] = defaultdict(set)  # placement -> MWRSs naming it
+
+    def _table(self, obj: KubeObject) -> dict[Key, KubeObject] | None:
+        tables: dict[type, dict[Key, KubeObject]] = {
+            ManifestWorkReplicaSet: self.work_sets,  # type: ignore[dict-item]
+            ManifestWork: self.works,  # type: ignore[dict-item]
+            Placement: self.placements,  # type: ignore[dict-item]
+            PlacementDecision: self.decisions,  # type: ignore[dict-item]
+        }
+        return tables.get(type(obj))
+
+    def get(self, obj: KubeObject) -> KubeObject | None:
+        table = self._table(obj)
+        return None if table is None else table.get((obj.namespace, obj.name))
+
+    def record(self, change: ObjectChange) -> set[Key]:
+        """Apply ``change``; returns the MWRSs it triggers."""
+        obj = change.obj
+        table = self._table(obj)
+        if table is None:
+            return set()
+        key = (obj.namespace, obj.name)
+        old = table.get(key)
+        if change.new is None:
+            table.pop(key, None)
+        else:
+            table[key] = change.new
+        triggered: set[Key] = set()
+        for version, step in ((old, -1), (change.new, +1)):
+            if version is not None:
+                triggered |= self._index(key, version, step)
+        return triggered
+
+    def _index(self, key: Key, obj: KubeObject, step: int) -> set[Key]:
+        def move(index: dict[Key, set[Key]], at: Key, member: Key) -> None:
+            if step > 0:
+                index[at].add(member)
+            else:
+                members = index.get(at)
+                if members is not None:
+                    members.discard(member)
+                    if not members:
+                        del index[at]
+
+        if isinstance(obj, ManifestWorkReplicaSet):
+            for ref in obj.spec.placement_refs:
+                move(self._users, (obj.namespace, ref.name), key)
+            return {key}
+        if isinstance(obj, ManifestWork):
+            owner = _owner(obj)
+            if owner is None:
+                return set()
+            move(self._owned, owner, key)
+            return {owner}
+        if isinstance(obj, PlacementDecision):
+            name = obj.labels.get(PLACEMENT_LABEL)
+            if name is None:
+                return set()
+            move(self._pages, (obj.namespace, name), key)
+            return set(self._users.get((obj.namespace, name), ()))
+        return set(self._users.get(key, ()))  # a Placement
+
+    def owned(self, key: Key) -> list[ManifestWork]:
+        """The works carrying MWRS ``key``'s owner label, by (namespace, name)."""
+        return [self.works[k] for k in sorted(self._owned.get(key, ()))]
+
+    def plan(self, key: Key, now: datetime, *, finalizers: bool) -> ReplicaSetPlan | None:
+        """Plan MWRS ``key`` from the cache (None when it is not there)."""
+        mwrs = self.work_sets.get(key)
+        if mwrs is None:
+            return None
+        namespace = mwrs.namespace
+        names = [ref.name for ref in mwrs.spec.placement_refs]
+        placements = {n: p for n in names if (p := self.placements.get((namespace, n))) is not None}
+        decisions = {
+            n: [self.decisions[k] for k in sorted(self._pages.get((namespace, n), ()))]
+            for n in names
+        }
+        return plan_replica_set(
+            mwrs, placements, decisions, self.owned(key), now, finalizers=finalizers
+        )
+
+
+@dataclass
+class DeliveryStats:
+    syncs: int = 0
+    writes: int = 0
+    errors: int = 0
+
+
+class DeliveryReconciler:
+    """Keeps every MWRS's works and status current. Fed by :meth:`observe` (the same
+    change stream as the placement reconciler), written through a :class:`WorkSink`."""
+
+    def __init__(
+        self,
+        sink: WorkSink,
+        *,
+        now: Callable[[], datetime] | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        log: Callable[[str], None] = lambda _: None,
+        hold_deletions: Callable[[], bool] = lambda: False,
+    ) -> None:
+        self.sink = sink
+        self.state = DeliveryState()
+        self.expectations = Expectations()
+        self.queue: WorkQueue[Key] = WorkQueue(clock)
+        self.now = now or (lambda: datetime.now(UTC))
+        self.log = log
+        self.stats = DeliveryStats()
+        self.hold_deletions = hold_deletions
+        self.wake = asyncio.Event()
+        self._last: dict[Key, ReplicaSetPlan] = {}  # the last plan of each MWRS (explain)
+
+    def observe(self, changes: Iterable[ObjectChange]) -> None:
+        """Take changes into the cache and enqueue the MWRSs they trigger."""
+        for change in changes:
+            if not isinstance(change.obj, DELIVERY_KINDS):
+                continue
+            met = self.expectations.observe(change)
+            if met is not None:
+                self.queue.add(met)
+            current = self.state.get(change.obj)
+            if change.new is None and current is None:
+                continue
+            if change.new is not None and current == change.new:
+                continue
+            for key in sorted(self.state.record(ObjectChange(current, change.new))):
+                self.queue.add(key)
+        self.wake.set()
+
+    def enqueue_all(self) -> None:
+        for key in sorted(self.state.work_sets):
+            self.queue.add(key)
+        self.wake.set()
+
+    def last_plan(self, key: Key) -> ReplicaSetPlan | None:
+        return self._last.get(key)
+
+    async def sync(self, key: Key) -> ReplicaSetPlan | None:
+        """Sync one MWRS: plan from the cache, write, requeue as the plan says."""
+        wait = self.expectations.pending(key, self.queue.clock())
+        if wait is not None:
+            self.queue.add_after(key, wait)
+            return None
+        now = self.now()
+        try:
+            plan = self.state.plan(key, now, finalizers=self.sink.uses_finalizers)
+            if plan is None:
+                await self._collect_garbage(key)
+                return None
+            self._last[key] = plan
+            self.stats.syncs += 1
+            if plan.requeue_after is not None:
+                self.queue.add_after(key, plan.requeue_after.total_seconds())
+            await self._write(key, plan)
+        except HubWriteError as err:
+            self._failed(key, str(err))
+            return None
+        except HubRefused:
+            raise
+        except Exception as err:  # never ends the loop
+            self._failed(key, f"unexpected error: {type(err).__name__}: {err}")
+            return None
+        if plan.errors:
+            self.stats.errors += 1
+            self.log(f"sync ManifestWorkReplicaSet {key[0]}/{key[1]}: {'; '.join(plan.errors)}")
+            self.queue.add_rate_limited(key)
+        else:
+            self.queue.forget(key)
+        return plan
+
+    def _failed(self, key: Key, why: str) -> None:
+        self.stats.errors += 1
+        self.log(f"sync ManifestWorkReplicaSet {key[0]}/{key[1]}: {why}; retrying")
+        self.queue.add_rate_limited(key)
+
+    async def _write(self, key: Key, plan: ReplicaSetPlan) -> None:
+        mwrs = self.state.work_sets[key]
+        if plan.add_finalizer or plan.remove_finalizer:
+            finalizers = [f for f in mwrs.metadata.finalizers or [] if f != MWRS_FINALIZER]
+            if plan.add_finalizer:
+                finalizers.append(MWRS_FINALIZER)
+            mwrs = await self._expect(key, mwrs, self.sink.set_finalizers(mwrs, finalizers))
+        for work in plan.deletes:
+            await self._delete(key, work)
+        for desired in plan.applies:
+            current = self.state.works.get((desired.namespace, desired.name))
+            self.expectations.begin(key, desired)
+            try:
+                written = await self.sink.apply_work(current, desired)
+            except BaseException:
+                self.expectations.failed(key, desired)
+                raise
+            self.expectations.wrote(key, desired, written, self.queue.clock())
+            self.stats.writes += 1
+        if plan.status is not None and plan.status != mwrs.status:
+            await self._expect(key, mwrs, self.sink.write_replica_set_status(mwrs, plan.status))
+
+    async def _expect(
+        self,
+        key: Key,
+        obj: ManifestWorkReplicaSet,
+        write: Awaitable[ManifestWorkReplicaSet],
+    ) -> ManifestWorkReplicaSet:
+        self.expectations.begin(key, obj)
+        try:
+            written = await write
+        except BaseException:
+            self.expectations.failed(key, obj)
+            raise
+        self.expectations.wrote(key, obj, written, self.queue.clock())
+        self.stats.writes += 1
+        return written
+
+    async def _delete(self, key: Key, work: ManifestWork) -> None:
+        self.expectations.begin(key, work)
+        try:
+            await self.sink.delete_work(work)
+        except BaseException:
+            self.expectations.failed(key, work)
+            raise
+        self.expectations.wrote(key, work, None, self.queue.clock())
+        self.stats.writes += 1
+
+    async def _collect_garbage(self, key: Key) -> None:
+        """An MWRS gone from a hub without finalizers: its works go with it (unless the
+        hub is not whole, when a work's owner may only be unreadable)."""
+        self._last.pop(key, None)
+        self.expectations.forget(key)
+        if self.sink.uses_finalizers or self.hold_deletions():
+            return
+        for work in self.state.owned(key):
+            await self._delete(key, work)
+        await self.sink.forget_replica_set(key)
+
+    async def drain(self, stop: asyncio.Event | None = None) -> int:
+        """Sync every ready key until none is left (or ``stop``); returns how many."""
+        count = 0
+        while not (stop is not None and stop.is_set()) and (key := self.queue.pop()) is not None:
+            try:
+                await self.sync(key)
+            finally:
+                self.queue.done(key)
+            count += 1
+            if count % 64 == 0:
+                await asyncio.sleep(0)
+        return count
+
+    async def run(self, stop: asyncio.Event) -> None:
+        """Sync until ``stop`` is set: whenever a change, a delayed key or a recheck
+        time comes."""
+        while not stop.is_set():
+            synced = await self.drain(stop)
+            if synced:
+                self.log(f"synced {synced} ManifestWorkReplicaSets: {self.stats.writes} writes")
+            self.wake.clear()
+            if len(self.queue):
+                continue
+            timeout = self.queue.next_due()
+            wake = asyncio.create_task(self.wake.wait())
+            stopped = asyncio.create_task(stop.wait())
+            try:
+                await asyncio.wait({wake, stopped}, timeout=timeout, return_when="FIRST_COMPLETED")
+            finally:
+                wake.cancel()
+                stopped.cancel()
