@@ -19,6 +19,7 @@ from benchmarks import fleets
 from benchmarks.controller import run_change_latency, run_cold_start
 from benchmarks.controller_kube import run_kube
 from benchmarks.end_to_end import run_s1_e2e, run_s6_e2e
+from benchmarks.rollout import run_full_rollout, run_status_latency
 from benchmarks.route_writes import run_route_writes
 from benchmarks.timed import Timed, run_timed
 from clusterplace import labels
@@ -362,6 +363,33 @@ SCENARIOS = [
         {"clusters": 100, "placements": 100, "changes": 5},
         lambda size: run_change_latency(size, 0.99),
         0.1,
+    ),
+    Scenario(
+        "R1-status-p50",
+        "rollout: a work reported done -> the next work written, median",
+        "changes",
+        {"clusters": 1000, "groups": 10, "concurrency": 50, "changes": 200},
+        {"clusters": 100, "groups": 10, "concurrency": 5, "changes": 10},
+        run_status_latency,
+        None,
+    ),
+    Scenario(
+        "R1-status-p99",
+        "the same, 99th percentile",
+        "changes",
+        {"clusters": 1000, "groups": 10, "concurrency": 50, "changes": 200},
+        {"clusters": 100, "groups": 10, "concurrency": 5, "changes": 10},
+        lambda size: run_status_latency(size, 0.99),
+        None,
+    ),
+    Scenario(
+        "R2-full-rollout",
+        "rollout: every cluster's work written and reported done, to Complete",
+        "clusters",
+        {"clusters": 1000, "groups": 10, "concurrency": 50},
+        {"clusters": 100, "groups": 10, "concurrency": 5},
+        run_full_rollout,
+        None,
     ),
     Scenario(
         "K1-cold-start",

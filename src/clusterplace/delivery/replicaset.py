@@ -37,6 +37,7 @@ from clusterplace.delivery.works import (
     desired_work,
     owner_label_problem,
     rollout_status,
+    same_spec,
     same_work,
     template_problems,
 )
@@ -211,9 +212,11 @@ def _deploy(
         done: set[str] = set()
         statuses: list[dict[str, object]] = []
         outdated: list[str] = []
+        template = mwrs.spec.manifest_work_template
         for work in own:
-            wanted = desired_work(mwrs, work.namespace, ref.name, work.name)
-            if not same_work(wanted.model_copy(update={"metadata": work.metadata}), work):
+            # Upstream compares the work with itself given the template's spec: only the
+            # spec can differ.
+            if not same_spec(template, work.spec):
                 outdated.append(work.namespace)  # no status: the rollout treats it as new
                 continue
             existing.add(work.namespace)

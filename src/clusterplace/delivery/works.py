@@ -28,6 +28,7 @@ __all__ = [
     "desired_work",
     "owner_label_problem",
     "rollout_status",
+    "same_spec",
     "same_work",
     "template_problems",
 ]
@@ -75,25 +76,35 @@ def _comparable(spec: ManifestWorkSpec) -> dict[str, Any]:
     """The spec as upstream compares it: manifests without the creation timestamps that
     a decode into an object adds."""
     data = spec.model_dump(mode="json", by_alias=True, exclude_none=True)
-    manifests = []
-    for manifest in data.get("workload", {}).get("manifests", []):
-        manifest = copy.deepcopy(manifest)
+    manifests = data.get("workload", {}).get("manifests", [])
+    for at, manifest in enumerate(manifests):
         for path in (("metadata",), ("spec", "template", "metadata")):
             node: Any = manifest
             for part in path:
                 node = node.get(part) if isinstance(node, dict) else None
-            if isinstance(node, dict):
-                node.pop("creationTimestamp", None)
-        manifests.append(manifest)
-    if manifests:
-        data["workload"]["manifests"] = manifests
+            if isinstance(node, dict) and "creationTimestamp" in node:
+                manifests[at] = manifest = copy.deepcopy(manifest)
+                _drop(manifest, path)
     return data
+
+
+def _drop(manifest: dict[str, Any], path: tuple[str, ...]) -> None:
+    node: Any = manifest
+    for part in path:
+        node = node[part]
+    del node["creationTimestamp"]
+
+
+def same_spec(desired: ManifestWorkSpec, current: ManifestWorkSpec) -> bool:
+    """Whether two work specs are the same as upstream compares them (creation
+    timestamps in manifests aside)."""
+    return desired == current or _comparable(desired) == _comparable(current)
 
 
 def same_work(desired: ManifestWork, current: ManifestWork) -> bool:
     """Whether ``current`` already is ``desired``: the same spec, labels, annotations
     and owner references (upstream's ``ManifestWorkEqual``)."""
-    if _comparable(desired.spec) != _comparable(current.spec):
+    if not same_spec(desired.spec, current.spec):
         return False
     if desired.labels != current.labels or desired.annotations != current.annotations:
         return False
