@@ -4,6 +4,7 @@ failure stops it with a condition that says why."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -183,6 +184,25 @@ def test_a_failed_canary_stops_the_rollout_and_says_why(tmp_path: Path) -> None:
     halted = conditions(hub)["RolloutHalted"]
     assert halted[:2] == ("True", "MaxFailureBreach")
     assert "c1" in halted[2]
+    events = [
+        json.loads(line)
+        for line in (hub / ".clusterplace" / "events.jsonl").read_text().splitlines()
+    ]
+    (warning,) = [e for e in events if e["regarding"]["kind"] == "ManifestWorkReplicaSet"]
+    assert (warning["type"], warning["reason"], warning["action"]) == (
+        "Warning",
+        "MaxFailureBreach",
+        "Rollout",
+    )
+    assert warning["regarding"] == {
+        "kind": "ManifestWorkReplicaSet",
+        "namespace": "apps",
+        "name": "web",
+    }
+    assert "related" not in warning
+    once(hub, "2026-06-01T00:06:00Z")  # still halted: no second event
+    lines = (hub / ".clusterplace" / "events.jsonl").read_text().splitlines()
+    assert sum('"reason": "MaxFailureBreach"' in line for line in lines) == 1
 
 
 def test_a_template_change_bumps_the_generation_and_keeps_the_status(tmp_path: Path) -> None:

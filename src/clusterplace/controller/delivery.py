@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import defaultdict
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Protocol
@@ -31,7 +31,8 @@ from clusterplace.controller.changes import Key, ObjectChange
 from clusterplace.controller.expectations import Expectations
 from clusterplace.controller.queue import WorkQueue
 from clusterplace.controller.sink import HubRefused, HubWriteError
-from clusterplace.delivery import ReplicaSetPlan, plan_replica_set
+from clusterplace.delivery import HALTED, ReplicaSetPlan, plan_replica_set
+from clusterplace.scheduling import Event
 
 __all__ = ["DeliveryReconciler", "DeliveryState", "DeliveryStats", "WorkSink"]
 
@@ -72,6 +73,35 @@ class WorkSink(Protocol):
     async def forget_replica_set(self, key: Key) -> None:
         """The MWRS is gone: drop what the sink keeps of it (its status)."""
         ...
+
+    async def emit(
+        self,
+        regarding: KubeObject,
+        events: Sequence[Event],
+        related: Mapping[str, PlacementDecision],
+    ) -> None:
+        """Record events regarding the object (here: an MWRS, none related)."""
+        ...
+
+
+def halt_events(
+    before: ManifestWorkReplicaSetStatus | None, after: ManifestWorkReplicaSetStatus
+) -> list[Event]:
+    """A Warning event for each reason a rollout stopped that the status did not give
+    before (clusterplace's own: upstream records none)."""
+
+    def lines(status: ManifestWorkReplicaSetStatus | None) -> list[str]:
+        for condition in (status.conditions if status else None) or []:
+            if condition.type == HALTED and condition.status == "True":
+                return condition.message.splitlines()
+        return []
+
+    known = set(lines(before))
+    return [
+        Event("Warning", line.partition(":")[0], "Rollout", line, "", "ManifestWorkReplicaSet")
+        for line in lines(after)
+        if line not in known
+    ]
 
 
 def _owner(work: ManifestWork) -> Key | None:
@@ -291,7 +321,13 @@ class DeliveryReconciler:
             self.expectations.wrote(key, desired, written, self.queue.clock())
             self.stats.writes += 1
         if plan.status is not None and plan.status != mwrs.status:
-            await self._expect(key, mwrs, self.sink.write_replica_set_status(mwrs, plan.status))
+            before = mwrs.status
+            mwrs = await self._expect(
+                key, mwrs, self.sink.write_replica_set_status(mwrs, plan.status)
+            )
+            events = halt_events(before, plan.status)
+            if events:
+                await self.sink.emit(mwrs, events, {})
 
     async def _expect(
         self,

@@ -12,6 +12,7 @@ which ManifestWorks to write and delete, and the status (docs/semantics.md, "Del
 
 from clusterplace.delivery.groups import GroupKey
 from clusterplace.delivery.replicaset import (
+    HALTED,
     PlacementRollout,
     ReplicaSetPlan,
     plan_replica_set,
@@ -34,6 +35,7 @@ from clusterplace.delivery.works import (
 )
 
 __all__ = [
+    "HALTED",
     "ClusterRolloutStatus",
     "DecisionGroupError",
     "GroupKey",

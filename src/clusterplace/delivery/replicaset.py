@@ -288,7 +288,7 @@ def _deploy(
         status.set(ROLLED_OUT, False, "Progressing", now)
     _counts(status, works, now)
     if halted:
-        status.set(HALTED, True, _halt_reason(halted), now, "; ".join(halted))
+        status.set(HALTED, True, _halt_reason(halted), now, "\n".join(halted))
     elif status.reason(HALTED) is not None:
         status.set(HALTED, False, "AsExpected", now)
     return ReplicaSetPlan(

@@ -32,15 +32,18 @@ class Event:
     reason: str
     action: str
     note: str
-    related: str  # the PlacementDecision's name
+    related: str  # the PlacementDecision's name ("" for none)
+    regarding_kind: str = "Placement"
 
     def to_dict(self, namespace: str, placement: str) -> dict[str, Any]:
+        """The event's fields; ``placement`` names the object it regards (a Placement,
+        or the kind :attr:`regarding_kind` says)."""
         return {
             "type": self.type,
             "reason": self.reason,
             "action": self.action,
             "note": self.note,
-            "regarding": {"kind": "Placement", "namespace": namespace, "name": placement},
+            "regarding": {"kind": self.regarding_kind, "namespace": namespace, "name": placement},
             "related": {"kind": "PlacementDecision", "namespace": namespace, "name": self.related},
         }
 

@@ -215,7 +215,7 @@ class DirectorySink:
 
     async def emit(
         self,
-        regarding: Placement,
+        regarding: KubeObject,
         events: Sequence[Event],
         related: Mapping[str, PlacementDecision],
     ) -> None:
