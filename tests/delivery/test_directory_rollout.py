@@ -5,6 +5,7 @@ failure stops it with a condition that says why."""
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -233,3 +234,29 @@ def test_works_go_with_their_replica_set(tmp_path: Path) -> None:
     once(hub, "2026-06-01T00:05:00Z")
     assert works(hub) == {}
     assert not (hub / ".clusterplace" / "manifestworkreplicasets" / "apps" / "web.yaml").exists()
+
+
+def test_live_the_next_group_follows_the_agents_report(tmp_path: Path) -> None:
+    """The controller as a process, watching: the agent's status written into a work
+    file moves the rollout on, within a second of the soak."""
+    from tests.hub._directory import Controller, wait_for
+
+    hub = tmp_path / "hub"
+    write_hub(hub)
+    text = (hub / "hub.yaml").read_text().replace("minSuccessTime: 2m", "minSuccessTime: 1s")
+    (hub / "hub.yaml").write_text(text)
+    controller = Controller(hub)
+    try:
+        controller.wait_watching()
+        wait_for(lambda: list(works(hub)) == ["c1"], what="the canary's work")
+        stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        report(hub, "c1", "done", stamp)
+        wait_for(lambda: list(works(hub)) == ["c1", "c2", "c3"], what="the next group's works")
+        for cluster in ("c2", "c3"):
+            report(hub, cluster, "done", stamp)
+        wait_for(
+            lambda: conditions(hub).get("PlacementRolledOut", ("",))[0] == "True",
+            what="the rollout complete",
+        )
+    finally:
+        assert controller.stop() == 0, controller.text()
