@@ -205,62 +205,35 @@ def parse_go_int64(text: str) -> int | None:
 # --- Kubernetes field.Error text --------------------------------------------------------------
 
 
+# Escapes both of Go's quotings use; each adds its own, and its rule for the rest.
+_ESCAPES = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+_QUOTE_ESCAPES = {**_ESCAPES, "\a": "\\a", "\b": "\\b", "\f": "\\f", "\v": "\\v"}
+
+
+def _quote_other(ch: str) -> str:
+    if ch.isprintable():
+        return ch
+    code = ord(ch)
+    if code < 0x80:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+
+
+def _json_other(ch: str) -> str:
+    code = ord(ch)
+    if code < 0x20 or ch in "<>&" or code in (0x2028, 0x2029):
+        return f"\\u{code:04x}"
+    return ch
+
+
 def go_quote(s: str) -> str:
     """Go's ``strconv.Quote``: double quotes, Go escapes, printable Unicode kept."""
-    out = ['"']
-    for ch in s:
-        code = ord(ch)
-        if ch == '"':
-            out.append('\\"')
-        elif ch == "\\":
-            out.append("\\\\")
-        elif ch == "\a":
-            out.append("\\a")
-        elif ch == "\b":
-            out.append("\\b")
-        elif ch == "\f":
-            out.append("\\f")
-        elif ch == "\n":
-            out.append("\\n")
-        elif ch == "\r":
-            out.append("\\r")
-        elif ch == "\t":
-            out.append("\\t")
-        elif ch == "\v":
-            out.append("\\v")
-        elif ch.isprintable():
-            out.append(ch)
-        elif code < 0x80:
-            out.append(f"\\x{code:02x}")
-        elif code <= 0xFFFF:
-            out.append(f"\\u{code:04x}")
-        else:
-            out.append(f"\\U{code:08x}")
-    out.append('"')
-    return "".join(out)
+    return '"' + "".join(_QUOTE_ESCAPES.get(ch) or _quote_other(ch) for ch in s) + '"'
 
 
 def go_json_string(s: str) -> str:
     """A string as Go's ``json.Marshal`` writes it (HTML-safe escapes included)."""
-    out = ['"']
-    for ch in s:
-        code = ord(ch)
-        if ch == '"':
-            out.append('\\"')
-        elif ch == "\\":
-            out.append("\\\\")
-        elif ch == "\n":
-            out.append("\\n")
-        elif ch == "\r":
-            out.append("\\r")
-        elif ch == "\t":
-            out.append("\\t")
-        elif code < 0x20 or ch in "<>&" or code in (0x2028, 0x2029):
-            out.append(f"\\u{code:04x}")
-        else:
-            out.append(ch)
-    out.append('"')
-    return "".join(out)
+    return '"' + "".join(_ESCAPES.get(ch) or _json_other(ch) for ch in s) + '"'
 
 
 class FieldError:
