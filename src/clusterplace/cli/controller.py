@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
+from typing import Any, TypeVar
 
 import click
 
@@ -41,6 +43,22 @@ _KUBE_ONLY = (
     "retry_period",
     "disable_leader_election",
 )
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _seconds(flag: str, dest: str, default: int, help_text: str) -> Callable[[F], F]:
+    """A leader-election duration option: whole seconds, at least 1."""
+    return click.option(
+        flag,
+        dest,
+        type=click.IntRange(min=1),
+        default=default,
+        show_default=True,
+        metavar="SECONDS",
+        help=help_text,
+    )
 
 
 @click.command()
@@ -105,32 +123,23 @@ _KUBE_ONLY = (
     metavar="HOST:PORT",
     help="Kubernetes hub: where /healthz, /readyz, /metrics and /debug/placements/ are served.",
 )
-@click.option(
+@_seconds(
     "--leader-election-lease-duration",
     "lease_duration",
-    type=click.IntRange(min=1),
-    default=137,
-    show_default=True,
-    metavar="SECONDS",
-    help="How long a standby waits after the leader's last renewal before taking over.",
+    137,
+    "How long a standby waits after the leader's last renewal before taking over.",
 )
-@click.option(
+@_seconds(
     "--leader-election-renew-deadline",
     "renew_deadline",
-    type=click.IntRange(min=1),
-    default=107,
-    show_default=True,
-    metavar="SECONDS",
-    help="How long the leader keeps trying to renew before it gives up.",
+    107,
+    "How long the leader keeps trying to renew before it gives up.",
 )
-@click.option(
+@_seconds(
     "--leader-election-retry-period",
     "retry_period",
-    type=click.IntRange(min=1),
-    default=26,
-    show_default=True,
-    metavar="SECONDS",
-    help="How often the Lease is renewed, or tried by a standby.",
+    26,
+    "How often the Lease is renewed, or tried by a standby.",
 )
 @click.option(
     "--disable-leader-election",
