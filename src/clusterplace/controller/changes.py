@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from clusterplace.api import KubeObject
 
-__all__ = ["Key", "ObjectChange"]
+__all__ = ["Key", "ObjectChange", "against"]
 
 Key = tuple[str, str]  # a Placement's (namespace, name): the work queue's key
 
@@ -37,3 +37,14 @@ class ObjectChange:
 
     def __str__(self) -> str:
         return f"{self.obj.ref} {self.verb}"
+
+
+def against(change: ObjectChange, current: KubeObject | None) -> ObjectChange | None:
+    """``change`` as it moves a cache that holds ``current`` for its object: from what
+    the cache holds to what the change brings (a watch's ``old`` may be stale), or None
+    when it brings nothing new."""
+    if change.new is None and current is None:
+        return None
+    if change.new is not None and current == change.new:
+        return None
+    return ObjectChange(current, change.new)

@@ -27,7 +27,7 @@ from clusterplace.api import (
 )
 from clusterplace.api.placement import PLACEMENT_LABEL
 from clusterplace.api.work import MWRS_FINALIZER, MWRS_LABEL, ManifestWorkReplicaSetStatus
-from clusterplace.controller.changes import Key, ObjectChange
+from clusterplace.controller.changes import Key, ObjectChange, against
 from clusterplace.controller.expectations import Expectations
 from clusterplace.controller.queue import WorkQueue
 from clusterplace.controller.sink import HubRefused, HubWriteError
@@ -246,12 +246,10 @@ class DeliveryReconciler:
             met = self.expectations.observe(change)
             if met is not None:
                 self.queue.add(met)
-            current = self.state.get(change.obj)
-            if change.new is None and current is None:
+            moved = against(change, self.state.get(change.obj))
+            if moved is None:
                 continue
-            if change.new is not None and current == change.new:
-                continue
-            for key in sorted(self.state.record(ObjectChange(current, change.new))):
+            for key in sorted(self.state.record(moved)):
                 self.queue.add(key)
         self.wake.set()
 

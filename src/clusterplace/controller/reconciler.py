@@ -25,7 +25,7 @@ from typing import Protocol
 
 from clusterplace.api import KubeObject, Placement, PlacementDecision
 from clusterplace.collector import collector_paused
-from clusterplace.controller.changes import Key, ObjectChange
+from clusterplace.controller.changes import Key, ObjectChange, against
 from clusterplace.controller.enqueue import is_placement_input, placements_to_sync
 from clusterplace.controller.expectations import Expectations
 from clusterplace.controller.queue import WorkQueue
@@ -139,12 +139,10 @@ class Reconciler:
             met = self.expectations.observe(change)
             if met is not None:
                 self.queue.add(met)
-            current = self.state.get(change.obj)
-            if change.new is None and current is None:
-                continue
-            if change.new is not None and current == change.new:
+            moved = against(change, self.state.get(change.obj))
+            if moved is None:
                 continue  # nothing new
-            change = ObjectChange(current, change.new)
+            change = moved
             self.state.record(change)
             if isinstance(change.obj, Placement):
                 key = (change.obj.namespace, change.obj.name)
