@@ -5,6 +5,7 @@ failure stops it with a condition that says why."""
 from __future__ import annotations
 
 import json
+import shutil
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -260,3 +261,15 @@ def test_live_the_next_group_follows_the_agents_report(tmp_path: Path) -> None:
         )
     finally:
         assert controller.stop() == 0, controller.text()
+
+
+def test_the_examples_rollout_starts_with_the_canary_group(tmp_path: Path) -> None:
+    """The README's tour: the example fleet as a hub, then the example MWRS added."""
+    root = Path(__file__).resolve().parents[2] / "examples"
+    hub = tmp_path / "hub"
+    shutil.copytree(root / "fleet", hub)
+    once(hub, T0)
+    shutil.copy(root / "delivery" / "shop-config.yaml", hub)
+    once(hub, T0)
+    folder = hub / ".clusterplace" / "manifestworks"
+    assert sorted(p.name for p in folder.iterdir()) == ["aws-prod-euw1", "azure-prod-weu"]
