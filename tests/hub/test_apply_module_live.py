@@ -7,9 +7,8 @@ from pathlib import Path
 import pytest
 
 from clusterplace.hub.kubernetes import KubernetesCluster, KubernetesError, merge_patch
-from tests.conftest import ROOT
-
-from .conftest import ApiServer
+from tests.support.kube_hub import ApiServer
+from tests.support.paths import ROOT
 
 MODULE = str(ROOT / "examples/my-platform")
 CASE_B = {"region": "us-west-2", "provider": "aws", "environment": "production"}

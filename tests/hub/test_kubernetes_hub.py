@@ -1,6 +1,6 @@
 """``clusterplace controller --kubeconfig`` against an API emulator.
 
-The emulator (tests/hub/kube_emulator.py: kmock plus an object store with
+The emulator (tests/support/emulator.py: kmock plus an object store with
 resourceVersions, preconditions, a status subresource and 410 after compaction) is NOT
 a real API server. These tests check the controller's side: what it requests, in what
 order, with which bodies, and how it reacts to the answers (including scripted 409,
@@ -16,8 +16,8 @@ import json
 import signal
 import time
 
-from tests.hub._directory import wait_for
-from tests.hub._kube import OCM, Controller, KubeHub
+from tests.support.kube_hub import OCM, Controller, KubeHub
+from tests.support.waiting import wait_for
 
 PROD = {"env": "prod"}
 DEV = {"env": "dev"}
