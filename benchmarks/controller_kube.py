@@ -1,5 +1,5 @@
 """Controller scenarios on the Kubernetes hub, against the API emulator of
-tests/hub/kube_emulator.py (kmock in a thread of this process: not a real API server,
+tests/support/emulator.py (kmock in a thread of this process: not a real API server,
 and it shares the machine's cores with the controller).
 
 The controller runs in-process with its real parts: list+watch source, sink, reconcile
@@ -22,7 +22,7 @@ import time
 from collections.abc import Awaitable
 from typing import Any
 
-from tests.hub.kube_emulator import serve
+from tests.support.emulator import serve
 
 from benchmarks import fleets
 from clusterplace.api import KubeObject

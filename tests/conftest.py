@@ -1,19 +1,17 @@
 """Test-wide settings and fixtures: hypothesis without timing deadlines (deterministic in
-CI), and ``run``/``golden``: the installed ``clusterplace`` command run as a user would,
-compared with golden files (``UPDATE_GOLDEN=1`` rewrites them)."""
+CI), and the ``clusterplace`` command: ``run`` in process, ``run_process`` as a child
+process, ``golden`` to compare an output with its golden file (see
+:mod:`tests.support.cli`; ``UPDATE_GOLDEN=1`` rewrites them)."""
 
 from __future__ import annotations
 
 import os
-import shutil
-import subprocess
-import sys
 from collections.abc import Callable
-from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
+
+from tests.support.cli import Result, check_golden, run_in_process, run_process
 
 settings.register_profile("default", deadline=None)
 # CI must not fail on a random draw that no developer ever saw: derandomize there.
@@ -23,49 +21,20 @@ settings.register_profile(
 settings.load_profile("ci" if os.environ.get("CI") else "default")
 
 
-ROOT = Path(__file__).resolve().parents[1]
-GOLDEN = Path(__file__).parent / "cli" / "golden"
+@pytest.fixture(name="run")
+def run_fixture() -> Callable[..., Result]:
+    """``run(*args, stdin=None, cwd=ROOT, env=None)``: ``clusterplace ARGS`` in process."""
+    return run_in_process
 
 
-@dataclass
-class Result:
-    code: int
-    stdout: str
-    stderr: str
-
-
-def _command() -> list[str]:
-    installed = Path(sys.executable).parent / "clusterplace"
-    if installed.exists():
-        return [str(installed)]
-    found = shutil.which("clusterplace")
-    return [found] if found else [sys.executable, "-m", "clusterplace"]
-
-
-@pytest.fixture
-def run() -> Callable[..., Result]:
-    def _run(*args: str, stdin: str | None = None, cwd: Path = ROOT) -> Result:
-        proc = subprocess.run(
-            [*_command(), *args],
-            input=stdin,
-            capture_output=True,
-            text=True,
-            cwd=cwd,
-            env={**os.environ, "NO_COLOR": "1", "COLUMNS": "80"},
-            check=False,
-        )
-        return Result(proc.returncode, proc.stdout, proc.stderr)
-
-    return _run
+@pytest.fixture(name="run_process")
+def run_process_fixture() -> Callable[..., Result]:
+    """``run_process(*args, ...)``: ``clusterplace ARGS`` as a real child process, for
+    what needs one (signals, locks between processes, real file descriptors)."""
+    return run_process
 
 
 @pytest.fixture
 def golden() -> Callable[[str, str], None]:
-    def _check(name: str, text: str) -> None:
-        path = GOLDEN / name
-        if os.environ.get("UPDATE_GOLDEN") == "1":
-            path.write_text(text, encoding="utf-8")
-        assert path.exists(), f"missing golden file {path}; run with UPDATE_GOLDEN=1"
-        assert text == path.read_text(encoding="utf-8")
-
-    return _check
+    """``golden(name, text)``: ``text`` equals ``tests/cli/golden/NAME``."""
+    return check_golden

@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 from clusterplace.outputs import as_json_list
 from clusterplace.outputs.dumpers import dump_json, dump_yaml_stream
 from clusterplace.outputs.serialize import dump_json_list, dump_yaml_documents
-from tests.scheduling._helpers import cluster, placement, run_all, world
+from tests.support.builders import cluster, placement, world
+from tests.support.scheduling import run_all
 
 # Strings PyYAML treats specially: YAML 1.1 booleans and numbers, indicators, quotes,
 # spaces that may fold at the line width, unicode, line breaks, long keys.

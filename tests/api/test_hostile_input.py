@@ -20,24 +20,16 @@ from clusterplace.codecs.loader import LoadError, decode, read_documents, requir
 from clusterplace.codecs.sources import read_source
 from clusterplace.codecs.text_bounds import MAX_ALIAS_NODES, MAX_DEPTH
 from clusterplace.errors import InputError, InputErrors
-
-CLI = [str(Path(sys.executable).parent / "clusterplace")]
+from tests.support.cli import command, run_in_process
 
 
 def _cli(
     *args: str, stdin: bytes | None = b"", env: dict[str, str] | None = None
 ) -> tuple[int, str]:
-    proc = subprocess.run(
-        [*CLI, *args],
-        input=stdin,
-        capture_output=True,
-        env={**os.environ, **(env or {})},
-        timeout=60,
-        check=False,
-    )
-    err = proc.stderr.decode("utf-8", "replace")
-    assert "Traceback" not in err
-    return proc.returncode, err
+    """``clusterplace ARGS`` in process: its exit code and standard error."""
+    result = run_in_process(*args, stdin=stdin, env=env)
+    assert "Traceback" not in result.stderr and result.exception is None
+    return result.code, result.stderr
 
 
 def _problems(text: str, name: str = "in.yaml") -> list[str]:
@@ -77,8 +69,9 @@ def test_non_utf8_and_nul_are_located() -> None:
 
 
 def test_a_closed_stdin_is_an_error_and_an_empty_one_is_empty() -> None:
+    """Real processes: standard input is the process's file descriptor 0."""
     empty = subprocess.run(
-        [*CLI, "get", "clusters", "-f", "-"], stdin=subprocess.DEVNULL, capture_output=True
+        [*command(), "get", "clusters", "-f", "-"], stdin=subprocess.DEVNULL, capture_output=True
     )
     assert empty.returncode == 0 and b"No resources found" in empty.stderr
     script = (

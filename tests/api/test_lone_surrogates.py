@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 from clusterplace.codecs import Source, load_fleet
 from clusterplace.codecs.yaml_io import TextError, load_text
 from clusterplace.errors import InputError
-from tests.conftest import ROOT, Result
+from tests.support.cli import Result
+from tests.support.paths import ROOT
 
 FLEET = ROOT / "examples" / "fleet"
 

@@ -15,7 +15,7 @@ import yaml
 from clusterplace.bundles import INDEX_NAME, RoutePlan, plan_route_dir, route_into
 from clusterplace.errors import InputError, InputErrors
 from clusterplace.federation import route
-from tests.federation._helpers import annotate, req
+from tests.support.builders import annotate, req
 
 CLUSTERS = {"eu": {"location": "europe"}, "us": {"location": "usa"}}
 WEB = "deployment.apps_shop_web.yaml"

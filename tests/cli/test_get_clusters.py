@@ -7,7 +7,7 @@ import json
 import pytest
 import yaml
 
-from tests.conftest import ROOT
+from tests.support.paths import ROOT
 
 FLEET = "examples/fleet"
 

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, Result
+from tests.support.cli import Result
+from tests.support.paths import ROOT
 
 FLEET = ROOT / "examples" / "fleet"
 NOW = "2026-11-22T12:00:00Z"

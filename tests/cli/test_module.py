@@ -1,15 +1,14 @@
 """``apply-module``, ``validate-module``, ``gen-module`` and ``plan-module`` end to end.
 
 The seed's Cases A/B/C: the same placement-demo module applied to three cluster
-identities (the vela-cluster-identity ConfigMap). Independent invocations of a table run
-side by side (each in its own directories) to keep the suite fast.
+identities (the vela-cluster-identity ConfigMap). The command runs in process (the
+``run`` fixture): a table of invocations costs milliseconds each.
 """
 
 from __future__ import annotations
 
 import shutil
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -18,8 +17,9 @@ import yaml
 from clusterplace.defkit import Definition
 from clusterplace.defkit.module import load_module
 from clusterplace.outputs.dumpers import dump_yaml_stream
-from tests.conftest import ROOT, Result
-from tests.defkit._helpers import SEED_CUE, template_body
+from tests.support.cli import Result
+from tests.support.defkit import SEED_CUE, template_body
+from tests.support.paths import ROOT
 
 Run = Callable[..., Result]
 
@@ -68,9 +68,8 @@ CASE_C_SKIP = (
 
 
 def _run_all(run: Run, calls: Sequence[Sequence[str]]) -> list[Result]:
-    """Run independent invocations side by side; results in the order given."""
-    with ThreadPoolExecutor(max_workers=4) as pool:
-        return list(pool.map(lambda args: run(*args), calls))
+    """Run independent invocations one after the other; results in the order given."""
+    return [run(*args) for args in calls]
 
 
 def _identity_file(directory: Path, case: str) -> Path:

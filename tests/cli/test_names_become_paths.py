@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import Result
+from tests.support.cli import Result
 
 Run = Callable[..., Result]
 

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from clusterplace.safepath import SymlinkLoopError, is_inside, resolve_inside
-from tests.conftest import ROOT, Result
+from tests.support.cli import Result
+from tests.support.paths import ROOT
 
 FLEET = str(ROOT / "examples" / "fleet")
 MANIFESTS = str(ROOT / "examples" / "manifests")

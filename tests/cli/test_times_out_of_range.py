@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from clusterplace.api.base import format_time, parse_time
-from tests.conftest import ROOT, Result
+from tests.support.cli import Result
+from tests.support.paths import ROOT
 
 FLEET = str(ROOT / "examples" / "fleet")
 MANIFESTS = str(ROOT / "examples" / "manifests")

@@ -7,21 +7,20 @@ import json
 import pytest
 import yaml
 
-from clusterplace.cli.main import main
+from tests.support.cli import run_in_process
 
 FLEET = "examples/fleet"
 NOW = "2026-11-22T12:00:00Z"
 
 
-def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    code = main([*args, "--now", NOW])
-    out, err = capsys.readouterr()
-    return code, out, err
+def run(*args: str) -> tuple[int, str, str]:
+    result = run_in_process(*args, "--now", NOW)
+    return result.code, result.stdout, result.stderr
 
 
-def test_why_not_table(capsys: pytest.CaptureFixture[str]) -> None:
+def test_why_not_table() -> None:
     code, out, _ = run(
-        capsys, "explain", "placement", "analytics", "-n", "apps", "-f", FLEET,
+        "explain", "placement", "analytics", "-n", "apps", "-f", FLEET,
         "--why-not", "azure-prod-weu",
     )  # fmt: skip
     assert code == 0
@@ -32,9 +31,9 @@ def test_why_not_table(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 @pytest.mark.parametrize("fmt", ["yaml", "json"])
-def test_why_not_structured(capsys: pytest.CaptureFixture[str], fmt: str) -> None:
+def test_why_not_structured(fmt: str) -> None:
     code, out, _ = run(
-        capsys, "explain", "placement", "analytics", "-n", "apps", "-f", FLEET,
+        "explain", "placement", "analytics", "-n", "apps", "-f", FLEET,
         "--why-not", "aws-prod-euw1", "-o", fmt,
     )  # fmt: skip
     assert code == 0
@@ -47,26 +46,24 @@ def test_why_not_structured(capsys: pytest.CaptureFixture[str], fmt: str) -> Non
     ]
 
 
-def test_why_not_a_selected_cluster(capsys: pytest.CaptureFixture[str]) -> None:
+def test_why_not_a_selected_cluster() -> None:
     code, out, _ = run(
-        capsys, "explain", "placement", "analytics", "-n", "apps", "-f", FLEET,
+        "explain", "placement", "analytics", "-n", "apps", "-f", FLEET,
         "--why-not", "gpu-lab-usc1",
     )  # fmt: skip
     assert code == 0 and "selects gpu-lab-usc1 (rank 1 of 6)" in out
 
 
-def test_why_not_unknown_cluster_is_exit_1_without_traceback(
-    capsys: pytest.CaptureFixture[str],
-) -> None:
+def test_why_not_unknown_cluster_is_exit_1_without_traceback() -> None:
     code, _, err = run(
-        capsys, "explain", "placement", "analytics", "-n", "apps", "-f", FLEET, "--why-not", "x"
+        "explain", "placement", "analytics", "-n", "apps", "-f", FLEET, "--why-not", "x"
     )
     assert code == 1 and err == "error: no ManagedCluster x in the fleet\n"
 
 
-def test_what_if_table_and_patch(capsys: pytest.CaptureFixture[str]) -> None:
+def test_what_if_table_and_patch() -> None:
     code, out, _ = run(
-        capsys, "what-if", "-f", FLEET, "--set", "cluster/azure-prod-weu:labels.provider=aws",
+        "what-if", "-f", FLEET, "--set", "cluster/azure-prod-weu:labels.provider=aws",
         "--patch",
     )  # fmt: skip
     assert code == 0
@@ -79,9 +76,9 @@ def test_what_if_table_and_patch(capsys: pytest.CaptureFixture[str]) -> None:
     }
 
 
-def test_what_if_json(capsys: pytest.CaptureFixture[str]) -> None:
+def test_what_if_json() -> None:
     code, out, _ = run(
-        capsys, "what-if", "-f", FLEET, "--set", "placement/apps/analytics:numberOfClusters=5",
+        "what-if", "-f", FLEET, "--set", "placement/apps/analytics:numberOfClusters=5",
         "-o", "json",
     )  # fmt: skip
     assert code == 0
@@ -90,8 +87,8 @@ def test_what_if_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert diff["gained"] == ["aws-prod-euw1", "vcluster-dev-1"] and diff["lost"] == []
 
 
-def test_what_if_no_change(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(capsys, "what-if", "-f", FLEET, "--set", "cluster/onprem-dc1:labels.x=y")
+def test_what_if_no_change() -> None:
+    code, out, _ = run("what-if", "-f", FLEET, "--set", "cluster/onprem-dc1:labels.x=y")
     assert code == 0 and out == "No placement changes.\n"
 
 
@@ -104,14 +101,12 @@ def test_what_if_no_change(capsys: pytest.CaptureFixture[str]) -> None:
         (["--set", "placement/apps/analytics:numberOfClusters=many"], "whole number"),
     ],
 )
-def test_what_if_errors_are_clear_exit_1(
-    capsys: pytest.CaptureFixture[str], args: list[str], message: str
-) -> None:
-    code, out, err = run(capsys, "what-if", "-f", FLEET, *args)
+def test_what_if_errors_are_clear_exit_1(args: list[str], message: str) -> None:
+    code, out, err = run("what-if", "-f", FLEET, *args)
     assert code == 1 and not out
     assert err.startswith("error: ") and message in err and "Traceback" not in err
 
 
-def test_what_if_needs_an_edit(capsys: pytest.CaptureFixture[str]) -> None:
-    code, _, err = run(capsys, "what-if", "-f", FLEET)
+def test_what_if_needs_an_edit() -> None:
+    code, _, err = run("what-if", "-f", FLEET)
     assert code == 2 and "give at least one --set or --unset" in err

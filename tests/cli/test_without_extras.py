@@ -11,7 +11,8 @@ import pytest
 FLEET = Path(__file__).parents[2] / "examples" / "fleet"
 
 # Runs the CLI with the serve extra's modules made unimportable, as on a machine where
-# clusterplace was installed without [serve].
+# clusterplace was installed without [serve]. A process of its own: in this one, the
+# explorer and the extra's modules are long imported.
 WITHOUT_SERVE = (
     "import sys\n"
     "for name in ('fastapi', 'starlette', 'uvicorn', 'jinja2'):\n"

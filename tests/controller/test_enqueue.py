@@ -6,7 +6,7 @@ from typing import Any
 
 from clusterplace.api import Fleet, KubeObject
 from clusterplace.controller import HubState, ObjectChange, placements_to_sync
-from tests.scheduling._helpers import (
+from tests.support.builders import (
     CLUSTERSET_LABEL,
     addon,
     binding,

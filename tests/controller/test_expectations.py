@@ -5,7 +5,7 @@ from __future__ import annotations
 from clusterplace.api import PlacementDecision
 from clusterplace.controller import ObjectChange
 from clusterplace.controller.expectations import EXPECTATION_TIMEOUT_S, Expectations
-from tests.scheduling._helpers import decision
+from tests.support.builders import decision
 
 KEY = ("ns", "p")
 

@@ -25,18 +25,9 @@ from clusterplace.api import KubeObject, Placement, PlacementDecision
 from clusterplace.controller import ObjectChange, Reconciler, Write
 from clusterplace.controller.state import HubState
 from clusterplace.scheduling.snapshot import Snapshot
-from tests.controller._helpers import Clocks, MemorySink, make_reconciler, run
-from tests.scheduling._helpers import (
-    NS,
-    builtin,
-    cluster,
-    decision,
-    placement,
-    score,
-    taint,
-    world,
-)
-from tests.scheduling.test_incremental import ZONES, World, changes, worlds
+from tests.support.builders import NS, builtin, cluster, decision, placement, score, taint, world
+from tests.support.sinks import Clocks, MemorySink, drain, make_reconciler
+from tests.support.worlds import ZONES, World, changes, worlds
 
 SKIPPED: list[int] = []  # syncs passed over per example (a last test checks there were some)
 
@@ -119,7 +110,7 @@ def _settle(reconciler: Reconciler, sink: SlowHub) -> None:
     settles, flipping at every sync as a negative Steady weight makes it, is left after
     a few rounds, the same in both controllers)."""
     for _ in range(8):
-        run(reconciler)
+        drain(reconciler)
         if not sink.deliver():
             break
     sink.script.clear()  # actions scripted for awaits that never came: dropped
@@ -283,12 +274,12 @@ def test_passing_over_unreached_placements_never_changes_a_write_or_an_event(
 def test_a_label_no_placement_reads_skips_every_sync_it_enqueues() -> None:
     objects = world(cluster("c1", labels={"zone": "a"}), cluster("c2"), numberOfClusters=1)
     reconciler, sink, _ = make_reconciler(objects)
-    run(reconciler)
+    drain(reconciler)
     before = (reconciler.stats.syncs, reconciler.stats.hinted, len(sink.log))
     old = reconciler.state.fleet.clusters["c1"]
     reconciler.observe([ObjectChange(old, cluster("c1", labels={"zone": "b"}))])
     assert len(reconciler.queue) == 1  # upstream's enqueue rule still enqueues it
-    run(reconciler)
+    drain(reconciler)
     assert (reconciler.stats.syncs, reconciler.stats.hinted, len(sink.log)) == (
         before[0],
         before[1] + 1,
@@ -302,14 +293,14 @@ def test_a_change_the_placement_reads_is_synced() -> None:
     selector = {"labelSelector": {"matchLabels": {"zone": "a"}}}
     objects.append(placement(predicates=[{"requiredClusterSelector": selector}]))
     reconciler, _, _ = make_reconciler(objects)
-    run(reconciler)
+    drain(reconciler)
     reconciler.enqueue_all()
-    run(reconciler)
+    drain(reconciler)
     old = reconciler.state.fleet.clusters["c1"]
     reconciler.observe([ObjectChange(old, cluster("c1", labels={"zone": ZONES[1]}))])
     syncs = reconciler.stats.syncs
     hinted = reconciler.stats.hinted
-    run(reconciler)
+    drain(reconciler)
     # The sync; the echo of its writes enqueues it again, and as they came back as
     # planned (and it reads none of them), it is passed over.
     assert reconciler.stats.syncs == syncs + 1
@@ -327,7 +318,7 @@ def test_balance_counts_moved_by_another_placement_make_a_ranked_placement_stale
     objects.append(placement(name="p2", numberOfClusters=1))
     # A garbage collector leaves the decision of a placement that is gone alone.
     reconciler, _, _ = make_reconciler(objects, MemorySink(collects_garbage=True))
-    run(reconciler)
+    drain(reconciler)
     p2 = (NS, "p2")
     assert [pd.cluster_names for pd in reconciler.state.owned(p2)] == [["c1"]]
     # Someone else's decision now counts c1 against p2: Balance moves p2 to c3 (upstream
@@ -335,14 +326,14 @@ def test_balance_counts_moved_by_another_placement_make_a_ranked_placement_stale
     other = decision(NS, "other-decision-1", ["c1"], placement_label="other")
     reconciler.observe([ObjectChange(None, other)])
     reconciler.enqueue_all()
-    run(reconciler)
+    drain(reconciler)
     assert [pd.cluster_names for pd in reconciler.state.owned(p2)] == [["c3"]]
 
 
 def test_own_writes_coming_back_as_planned_keep_the_record_and_others_edits_do_not() -> None:
     objects = world(cluster("c1"), cluster("c2"))
     reconciler, sink, _ = make_reconciler(objects)
-    run(reconciler)
+    drain(reconciler)
     assert reconciler.stats.syncs == 1 and reconciler.stats.hinted == 1  # the echo, passed over
     (pd,) = reconciler.state.owned((NS, "placement1"))
     assert pd.cluster_names == ["c1", "c2"]
@@ -350,7 +341,7 @@ def test_own_writes_coming_back_as_planned_keep_the_record_and_others_edits_do_n
     status = pd.status.model_copy(update={"decisions": pd.status.decisions[1:]})
     reconciler.observe([ObjectChange(pd, pd.model_copy(update={"status": status}))])
     writes = len(sink.log)
-    run(reconciler)
+    drain(reconciler)
     assert len(sink.log) == writes + 1
     (pd,) = reconciler.state.owned((NS, "placement1"))
     assert pd.cluster_names == ["c1", "c2"]
@@ -365,9 +356,9 @@ def _both(objects: list[KubeObject]) -> list[tuple[list[Any], list[Any]]]:
         reconciler = Reconciler(sink, now=clocks.now, clock=clocks.clock, resync=None, hints=hints)
         sink.publish = reconciler.observe
         reconciler.boot(objects)
-        run(reconciler)
+        drain(reconciler)
         reconciler.enqueue_all()
-        run(reconciler)
+        drain(reconciler)
         out.append((_writes(sink), _events(sink)))
     return out
 

@@ -10,8 +10,7 @@ from hypothesis import strategies as st
 from clusterplace.api import KubeObject, Placement, PlacementDecision
 from clusterplace.controller import ObjectChange, Reconciler
 from clusterplace.scheduling import schedule
-from tests.controller._helpers import Clocks, MemorySink, make_reconciler, run
-from tests.scheduling._helpers import (
+from tests.support.builders import (
     NOW,
     NS,
     PLACEMENT,
@@ -26,6 +25,7 @@ from tests.scheduling._helpers import (
     toleration,
     world,
 )
+from tests.support.sinks import Clocks, MemorySink, drain, make_reconciler
 
 KEY = (NS, PLACEMENT)
 
@@ -46,7 +46,7 @@ def test_a_cold_start_decides_exactly_as_an_offline_run() -> None:
         binding("other"),
     ]
     reconciler, sink, _ = make_reconciler(objects)
-    run(reconciler)
+    drain(reconciler)
     offline = schedule(objects, now=NOW)
     for result in offline.placements:
         key = (result.placement.namespace, result.placement.name)
@@ -57,10 +57,10 @@ def test_a_cold_start_decides_exactly_as_an_offline_run() -> None:
 
 def test_a_converged_hub_is_synced_without_a_write_or_an_event() -> None:
     reconciler, sink, _ = make_reconciler(world(*_clusters(5)))
-    run(reconciler)
+    drain(reconciler)
     writes, events = len(sink.log), len(sink.events)
     reconciler.enqueue_all()
-    assert run(reconciler) == 1
+    assert drain(reconciler) == 1
     assert (len(sink.log), len(sink.events)) == (writes, events)
 
 
@@ -90,12 +90,12 @@ def _check_never_lost(before: dict[str, list[str]], sink: MemorySink, start: int
 
 def test_a_cluster_moving_between_pages_is_never_absent_from_every_decision() -> None:
     reconciler, sink, _ = make_reconciler(world(*_clusters(150)))
-    run(reconciler)
+    drain(reconciler)
     before = _decisions(reconciler)
     start = len(sink.log)
     # c050 goes: every later cluster moves up one place, c100 from page 2 to page 1.
     reconciler.observe([ObjectChange(cluster("c050"), None)])
-    run(reconciler)
+    drain(reconciler)
     actions = [(a, n) for a, _, n, _ in sink.log[start:]]
     assert actions == [
         ("update", f"{PLACEMENT}-decision-1"),  # the union: c100 added, c050 still there
@@ -112,7 +112,7 @@ def test_a_cluster_moving_between_pages_is_never_absent_from_every_decision() ->
 )
 def test_no_change_of_membership_ever_opens_a_loss_window(n: int, flips: list[int]) -> None:
     reconciler, sink, _ = make_reconciler(world(*_clusters(n)))
-    run(reconciler)
+    drain(reconciler)
     members = set(range(n))
     for flip in flips:
         before = _decisions(reconciler)
@@ -124,7 +124,7 @@ def test_no_change_of_membership_ever_opens_a_loss_window(n: int, flips: list[in
         else:
             members.add(flip)
             reconciler.observe([ObjectChange(None, cluster(name))])
-        run(reconciler)
+        drain(reconciler)
         _check_never_lost(before, sink, start)
         expected = sorted(f"c{i:03d}" for i in members)
         assert sorted(c for cs in _decisions(reconciler).values() for c in cs) == expected
@@ -132,10 +132,10 @@ def test_no_change_of_membership_ever_opens_a_loss_window(n: int, flips: list[in
 
 def test_a_page_no_longer_needed_is_deleted_last() -> None:
     reconciler, sink, _ = make_reconciler(world(*_clusters(101)))
-    run(reconciler)
+    drain(reconciler)
     start = len(sink.log)
     reconciler.observe([ObjectChange(cluster("c100"), None)])
-    run(reconciler)
+    drain(reconciler)
     assert [(a, n) for a, _, n, _ in sink.log[start:]] == [
         ("delete", f"{PLACEMENT}-decision-2"),
         ("status", PLACEMENT),
@@ -146,7 +146,7 @@ def test_a_page_no_longer_needed_is_deleted_last() -> None:
 def test_only_labels_differing_is_written_without_an_event() -> None:
     stale = decision(clusters=["c000"], group_name="old", group_index=0)
     reconciler, sink, _ = make_reconciler([*world(*_clusters(1)), stale])
-    run(reconciler)
+    drain(reconciler)
     writes = [(a, n) for a, _, n, _ in sink.log if a != "status"]
     assert writes == [("update", f"{PLACEMENT}-decision-1")]
     assert [e.reason for _, _, e in sink.events] == []
@@ -157,7 +157,7 @@ def test_only_labels_differing_is_written_without_an_event() -> None:
 def test_a_failed_write_emits_only_what_was_written_and_retries_with_backoff() -> None:
     sink = MemorySink(fail_after=1)
     reconciler, sink, clocks = make_reconciler(world(*_clusters(150)), sink)
-    run(reconciler)
+    drain(reconciler)
     assert [(a, n) for a, _, n, _ in sink.log] == [("create", f"{PLACEMENT}-decision-1")]
     reasons = [e.reason for _, _, e in sink.events]
     assert reasons == ["DecisionCreate", "DecisionUpdate", "ScoreUpdate"]
@@ -166,7 +166,7 @@ def test_a_failed_write_emits_only_what_was_written_and_retries_with_backoff() -
     assert reconciler.queue.delayed == 1 and reconciler.stats.errors == 2
     sink.fail_after = None
     clocks.advance(timedelta(seconds=1))
-    run(reconciler)
+    drain(reconciler)
     assert [(a, n) for a, _, n, _ in sink.log][1:] == [
         ("create", f"{PLACEMENT}-decision-2"),
         ("status", PLACEMENT),
@@ -181,11 +181,11 @@ def test_a_toleration_expiry_requeues_the_placement_then() -> None:
     tainted = cluster("c1", taints=[taint("gpu", effect="NoSelect", added=NOW)])
     objects = world(tainted, tolerations=[toleration("gpu", seconds=60)])
     reconciler, _, clocks = make_reconciler([*objects, decision(clusters=["c1"])])
-    run(reconciler)
+    drain(reconciler)
     assert _decisions(reconciler) == {f"{PLACEMENT}-decision-1": ["c1"]}
     assert reconciler.queue.next_due() == 60
     clocks.advance(timedelta(seconds=61))
-    assert run(reconciler) == 2  # the write's echo syncs it once more, as upstream's
+    assert drain(reconciler) == 2  # the write's echo syncs it once more, as upstream's
     assert _decisions(reconciler) == {f"{PLACEMENT}-decision-1": []}
 
 
@@ -200,12 +200,12 @@ def test_an_expiring_score_requeues_its_users_just_after_valid_until() -> None:
         prioritizerPolicy=policy,
     )
     reconciler, sink, clocks = make_reconciler(objects)
-    run(reconciler)
+    drain(reconciler)
     assert _decisions(reconciler) == {f"{PLACEMENT}-decision-1": ["c1"]}
     due = reconciler.queue.next_due()
     assert due is not None and 30 < due < 30.01
     clocks.advance(timedelta(seconds=31))
-    run(reconciler)
+    drain(reconciler)
     assert _decisions(reconciler) == {f"{PLACEMENT}-decision-1": ["c2"]}
     warning = [e for _, _, e in sink.events if e.type == "Warning"]
     assert warning and "expired" in warning[-1].note
@@ -215,22 +215,22 @@ def test_an_expiring_score_requeues_its_users_just_after_valid_until() -> None:
 def test_a_misconfigured_placement_says_so_once() -> None:
     objects = world(*_clusters(2), prioritizerPolicy={"mode": "Nonsense"})
     reconciler, sink, clocks = make_reconciler(objects)
-    run(reconciler)
+    drain(reconciler)
     warnings = [e for _, _, e in sink.events if e.reason == "PlacementMisconfigured"]
     assert len(warnings) == 1 and "misconfigured" in warnings[0].note
     clocks.advance(timedelta(hours=1))  # past every retry backoff
-    run(reconciler)
+    drain(reconciler)
     reconciler.enqueue_all()
-    run(reconciler)
+    drain(reconciler)
     assert len([e for _, _, e in sink.events if e.reason == "PlacementMisconfigured"]) == 1
 
 
 def test_a_deleted_placement_takes_its_decisions_along_without_a_garbage_collector() -> None:
     objects = world(*_clusters(2))
     reconciler, sink, _ = make_reconciler(objects)
-    run(reconciler)
+    drain(reconciler)
     reconciler.observe([ObjectChange(objects[-1], None)])
-    run(reconciler)
+    drain(reconciler)
     assert [(a, n) for a, _, n, _ in sink.log[-2:]] == [
         ("delete", f"{PLACEMENT}-decision-1"),
         ("forget", PLACEMENT),
@@ -241,10 +241,10 @@ def test_a_deleted_placement_takes_its_decisions_along_without_a_garbage_collect
 def test_with_a_garbage_collector_the_controller_leaves_deletion_to_it() -> None:
     objects = world(*_clusters(2))
     reconciler, sink, _ = make_reconciler(objects, MemorySink(collects_garbage=True))
-    run(reconciler)
+    drain(reconciler)
     count = len(sink.log)
     reconciler.observe([ObjectChange(objects[-1], None)])
-    run(reconciler)
+    drain(reconciler)
     assert len(sink.log) == count
 
 
@@ -253,14 +253,14 @@ def test_skipped_placements_are_not_written() -> None:
         annotations={"cluster.open-cluster-management.io/experimental-scheduling-disable": "true"}
     )
     reconciler, sink, _ = make_reconciler(world(*_clusters(2), placement_obj=disabled))
-    run(reconciler)
+    drain(reconciler)
     assert sink.log == [] and sink.events == []
 
 
 def test_an_unchanged_object_seen_again_enqueues_nothing() -> None:
     objects = [cluster_set(), binding(), cluster("c1"), placement()]
     reconciler, _, _ = make_reconciler(objects)
-    run(reconciler)
+    drain(reconciler)
     reconciler.observe([ObjectChange(objects[2], cluster("c1"))])
     assert len(reconciler.queue) == 0
 
@@ -276,7 +276,7 @@ def test_an_unexpected_error_in_a_sync_is_logged_and_retried_not_raised() -> Non
     reconciler.log = logged.append
     sink.publish = reconciler.observe
     reconciler.boot(world(*_clusters(2)))
-    run(reconciler)  # does not raise
+    drain(reconciler)  # does not raise
     assert reconciler.stats.errors >= 1 and reconciler.queue.delayed == 1
     assert any(f"sync {KEY[0]}/{KEY[1]}: unexpected error: RuntimeError" in m for m in logged)
 
@@ -284,13 +284,13 @@ def test_an_unexpected_error_in_a_sync_is_logged_and_retried_not_raised() -> Non
 def test_what_is_kept_per_placement_goes_with_its_decisions() -> None:
     objects = world(*_clusters(2))
     reconciler, _, _ = make_reconciler(objects)
-    run(reconciler)
+    drain(reconciler)
     for i in range(200):
         pd = decision(NS, f"other-{i}", ["c0"], placement_label=f"other-{i}")
         reconciler.observe([ObjectChange(None, pd)])
         reconciler.observe([ObjectChange(pd, None)])
     assert set(reconciler.state._owned) == {KEY}
     reconciler.observe([ObjectChange(objects[-1], None)])
-    run(reconciler)
+    drain(reconciler)
     assert not reconciler.state._owned
     assert len(reconciler.expectations) == 0

@@ -18,7 +18,7 @@ from clusterplace.defkit.module import load_module
 from clusterplace.defkit.placement import All, ClusterCondition, Label, Not
 from clusterplace.defkit.placement import Any as AnyOf
 from clusterplace.defkit.template import PathError, parse_path
-from tests.defkit._helpers import EXAMPLE, SEED_CUE, tabs, template_body
+from tests.support.defkit import EXAMPLE, SEED_CUE, tabs, template_body
 
 SEED_DESCRIPTION = "Demonstrates cluster placement: RunOn (provider+env) and NotRunOn (vcluster)"
 

@@ -22,7 +22,7 @@ from clusterplace.defkit import (
 from clusterplace.defkit.module import load_module, module_placement
 from clusterplace.defkit.placement import LabelCondition, PlacementConstraints
 from clusterplace.errors import InputError
-from tests.defkit._helpers import EXAMPLE, SEED_CUE, tabs
+from tests.support.defkit import EXAMPLE, SEED_CUE, tabs
 
 VALID_OPERATORS = "valid operators: Eq, Ne, In, NotIn, Exists, NotExists"
 

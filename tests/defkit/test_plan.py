@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from clusterplace.defkit.module import load_module
 from clusterplace.defkit.plan import plan
-from tests.defkit._helpers import EXAMPLE
+from tests.support.defkit import EXAMPLE
 
 CASE_B = {"region": "us-west-2", "provider": "aws", "environment": "production"}
 

@@ -240,7 +240,8 @@ def test_works_go_with_their_replica_set(tmp_path: Path) -> None:
 def test_live_the_next_group_follows_the_agents_report(tmp_path: Path) -> None:
     """The controller as a process, watching: the agent's status written into a work
     file moves the rollout on, within a second of the soak."""
-    from tests.hub._directory import Controller, wait_for
+    from tests.support.directory_hub import Controller
+    from tests.support.waiting import wait_for
 
     hub = tmp_path / "hub"
     write_hub(hub)

@@ -1,26 +1,12 @@
-"""An explorer over the example fleet, for the API, security and browser tests."""
+"""The explorer tests' fixture: a test client of an explorer over the example fleet."""
 
 from __future__ import annotations
-
-from datetime import UTC, datetime
 
 import pytest
 from fastapi.testclient import TestClient
 
-from clusterplace.codecs import expand_sources, load_fleet
-from clusterplace.defkit.module import load_module
-from clusterplace.web import Explorer, FleetSource, HostRule, create_app
-
-NOW = datetime(2026, 11, 22, 12, tzinfo=UTC)
-# The Host headers of the in-process test clients (Starlette's and schemathesis').
-TEST_HOSTS = HostRule(frozenset({"testserver", "localhost"}), 80)
-
-
-def example_explorer() -> Explorer:
-    source = FleetSource(
-        load=lambda: load_fleet(expand_sources(["examples/fleet"])), label="-f examples/fleet"
-    )
-    return Explorer(source, NOW, load_module("examples/my-platform"))
+from clusterplace.web import create_app
+from tests.support.explorer import TEST_HOSTS, example_explorer
 
 
 @pytest.fixture(scope="module")

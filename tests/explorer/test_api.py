@@ -13,8 +13,7 @@ from clusterplace.api import Fleet, ManagedCluster
 from clusterplace.scheduling import IncrementalSchedule
 from clusterplace.web import Explorer, FleetSource, create_app
 from clusterplace.web.events import read_event_log
-
-from .conftest import NOW, TEST_HOSTS, example_explorer
+from tests.support.explorer import NOW, TEST_HOSTS, example_explorer
 
 
 @pytest.mark.parametrize(

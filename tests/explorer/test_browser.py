@@ -24,8 +24,7 @@ from playwright.sync_api import Browser, Page, expect, sync_playwright
 from clusterplace.errors import ClusterplaceError
 from clusterplace.web import Explorer, FleetSource, create_app, served_hosts
 from clusterplace.web.events import EventFeed
-
-from .conftest import NOW, example_explorer
+from tests.support.explorer import NOW, example_explorer
 
 CHROMIUM = "/usr/bin/chromium"
 SHOTS = Path(

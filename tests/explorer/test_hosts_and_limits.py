@@ -13,10 +13,8 @@ from fastapi.testclient import TestClient
 
 from clusterplace.web import HostRule, create_app, served_hosts
 from clusterplace.web.guards import MAX_BODY_BYTES
-from tests.conftest import Result
-
-from ._serve import serving
-from .conftest import TEST_HOSTS, example_explorer
+from tests.support.cli import Result
+from tests.support.explorer import TEST_HOSTS, example_explorer, serving
 
 FLEET = "examples/fleet"
 EDIT = {"set": ["cluster/azure-prod-weu:labels.provider=aws"]}

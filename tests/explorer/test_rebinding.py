@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, sync_playwright
 
-from ._serve import Served, serving
+from tests.support.explorer import Served, serving
 
 CHROMIUM = "/usr/bin/chromium"
 ATTACKER = "attacker.example"

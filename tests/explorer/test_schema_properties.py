@@ -8,8 +8,7 @@ from hypothesis import HealthCheck, settings
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 
 from clusterplace.web import create_app
-
-from .conftest import TEST_HOSTS, example_explorer
+from tests.support.explorer import TEST_HOSTS, example_explorer
 
 schema = schemathesis.openapi.from_asgi(
     "/openapi.json", create_app(example_explorer(), hosts=TEST_HOSTS)

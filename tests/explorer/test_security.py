@@ -3,13 +3,14 @@ nothing written, path-like input never reads a file."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 from fastapi.testclient import TestClient
 
 from clusterplace.cli.serve import serve
+from tests.support.cli import Result
 
 EDIT = {"set": ["cluster/azure-prod-weu:labels.provider=aws"]}
 
@@ -91,6 +92,6 @@ def test_serve_binds_localhost_by_default() -> None:
     assert host.default == "127.0.0.1"
 
 
-def test_serve_needs_a_fleet() -> None:
-    result = CliRunner().invoke(serve, [])
-    assert result.exit_code == 2 and "give -f FILE|DIR (or --hub DIR)" in result.output
+def test_serve_needs_a_fleet(run: Callable[..., Result]) -> None:
+    result = run("serve")
+    assert result.code == 2 and "give -f FILE|DIR (or --hub DIR)" in result.stderr

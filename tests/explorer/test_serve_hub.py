@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import ROOT, Result
-
-from ._serve import Served, serving
+from tests.support.cli import Result
+from tests.support.explorer import Served, serving
+from tests.support.paths import ROOT
 
 FLEET = ROOT / "examples" / "fleet"
 

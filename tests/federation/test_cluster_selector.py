@@ -17,7 +17,7 @@ from clusterplace.federation import (
     send_to_cluster,
 )
 from clusterplace.labels import Selector, SelectorError
-from tests.federation._helpers import annotate, req
+from tests.support.builders import annotate, req
 
 EUROPE_PROD = {"location": "europe", "environment": "prod", "version": "15"}
 EUROPE_TEST = {"location": "europe", "environment": "test"}

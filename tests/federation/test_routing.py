@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from clusterplace.federation import ANNOTATION, RoutingError, object_file_name, route
-from tests.federation._helpers import annotate, req
+from tests.support.builders import annotate, req
 
 CLUSTERS = {
     "eu-2": {"location": "europe", "tier": "2"},

@@ -8,9 +8,8 @@ import pytest
 
 from clusterplace.hub.kubernetes.api import ApiError, HubApi, SyncHubApi
 from clusterplace.hub.kubernetes.resources import APPLY_MODULE
-from tests.conftest import ROOT
-
-from .conftest import ApiServer
+from tests.support.kube_hub import ApiServer
+from tests.support.paths import ROOT
 
 MODULE = str(ROOT / "examples/my-platform")
 CASE_B = {"region": "us-west-2", "provider": "aws", "environment": "production"}

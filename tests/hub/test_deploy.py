@@ -13,7 +13,7 @@ import yaml
 from clusterplace.hub.kubernetes.endpoints import Endpoints, Readiness
 from clusterplace.hub.kubernetes.metrics import ControllerMetrics
 from clusterplace.hub.kubernetes.resources import CONTROLLER, EXPLORER, WATCHED, Role
-from tests.conftest import ROOT
+from tests.support.paths import ROOT
 
 DEPLOY = ROOT / "deploy"
 Grant = tuple[str, str, str]  # (apiGroup, resource, verb)

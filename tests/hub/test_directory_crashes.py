@@ -17,8 +17,9 @@ import pytest
 import yaml
 
 from clusterplace.hub.directory import run_directory_controller
-from tests.hub._directory import Controller, wait_for
-from tests.hub.test_directory_hub import write_big_fleet
+from tests.support.builders import write_big_fleet
+from tests.support.directory_hub import Controller
+from tests.support.waiting import wait_for
 
 pytestmark = pytest.mark.slow
 

@@ -19,7 +19,8 @@ from clusterplace.controller import HubWriteError
 from clusterplace.hub.directory.layout import OutLayout
 from clusterplace.hub.directory.sink import DirectorySink
 from clusterplace.scheduling.events import Event
-from tests.conftest import ROOT, Result
+from tests.support.cli import Result
+from tests.support.paths import ROOT
 
 FLEET = ROOT / "examples" / "fleet"
 NOW = datetime(2026, 11, 22, 12, tzinfo=UTC)

@@ -1,5 +1,6 @@
 """The directory hub, for real, when files move and disk and entries misbehave:
-``clusterplace controller --hub`` as processes, on real files."""
+``clusterplace controller --hub`` on real files, live or with faults injected as
+processes, ``--once`` runs in process."""
 
 from __future__ import annotations
 
@@ -16,9 +17,10 @@ import yaml
 
 from clusterplace.hub.directory.hub import _locked
 from clusterplace.outputs.errors import OutputError
-from tests.conftest import ROOT
-from tests.hub._directory import Controller, read_out, unreadable_while, wait_for
-from tests.outputs.faults import run_with_fault
+from tests.support.directory_hub import Controller, read_out
+from tests.support.faults import run_with_fault, unreadable_while
+from tests.support.paths import ROOT
+from tests.support.waiting import wait_for
 
 NOW = "2026-06-01T00:00:00Z"
 

@@ -1,5 +1,6 @@
-"""The directory hub, for real: ``clusterplace controller --hub DIR`` as processes, on
-real files."""
+"""The directory hub, for real: ``clusterplace controller --hub DIR`` on real files, live
+controllers as processes (they watch, stand by, and stop on signals), ``--once`` runs
+in process."""
 
 from __future__ import annotations
 
@@ -12,8 +13,11 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.conftest import ROOT, Result
-from tests.hub._directory import Controller, read_out, wait_for
+from tests.support.builders import write_big_fleet
+from tests.support.cli import Result
+from tests.support.directory_hub import Controller, read_out
+from tests.support.paths import ROOT
+from tests.support.waiting import wait_for
 
 NOW = "2026-06-01T00:00:00Z"
 
@@ -36,57 +40,6 @@ def _offline(run: Any, folder: Path) -> dict[str, Any]:
         else:
             found[f"placementdecisions/{meta['namespace']}/{meta['name']}.yaml"] = doc
     return found
-
-
-def write_big_fleet(folder: Path, clusters: int = 230) -> None:
-    """A fleet with pages and groups: the example's sets, ``clusters`` more clusters, and
-    placements over them (Balance couples them, so their order matters)."""
-    folder.mkdir(exist_ok=True)
-    shutil.copy(ROOT / "examples" / "fleet" / "clustersets.yaml", folder)
-    docs: list[dict[str, Any]] = []
-    for i in range(clusters):
-        labels = {
-            "provider": ("aws", "gcp", "azure")[i % 3],
-            "cluster.open-cluster-management.io/clusterset": ("prod", "nonprod")[i % 2],
-        }
-        docs.append(
-            {
-                "apiVersion": "cluster.open-cluster-management.io/v1",
-                "kind": "ManagedCluster",
-                "metadata": {"name": f"c{i:03d}", "labels": labels},
-                "spec": {"hubAcceptsClient": True},
-                "status": {"allocatable": {"cpu": str(2 + i % 7), "memory": f"{4 + i % 5}Gi"}},
-            }
-        )
-    specs: list[tuple[str, dict[str, Any]]] = [
-        ("all", {"clusterSets": ["global"]}),
-        (
-            "grouped",
-            {"decisionStrategy": {"groupStrategy": {"clustersPerDecisionGroup": "30%"}}},
-        ),
-        ("few", {"numberOfClusters": 7}),
-        (
-            "cpu",
-            {
-                "numberOfClusters": 12,
-                "prioritizerPolicy": {
-                    "configurations": [
-                        {"scoreCoordinate": {"builtIn": "ResourceAllocatableCPU"}, "weight": 2}
-                    ]
-                },
-            },
-        ),
-    ]
-    for name, spec in specs:
-        docs.append(
-            {
-                "apiVersion": "cluster.open-cluster-management.io/v1beta1",
-                "kind": "Placement",
-                "metadata": {"name": name, "namespace": "apps"},
-                "spec": spec,
-            }
-        )
-    (folder / "fleet.yaml").write_text(yaml.safe_dump_all(docs))
 
 
 @pytest.mark.parametrize("fleet", ["examples", "big"])

@@ -28,8 +28,8 @@ from clusterplace.hub.kubernetes.api import (
 from clusterplace.hub.kubernetes.resources import APPLY_MODULE, PLACEMENTS, PLACEMENTS_STATUS
 from clusterplace.hub.kubernetes.sink import CONFLICT_TRIES, KubernetesSink
 from clusterplace.hub.kubernetes.source import decode_object
-from tests.conftest import ROOT
-from tests.hub._kube import KubeHub
+from tests.support.kube_hub import KubeHub
+from tests.support.paths import ROOT
 
 T = TypeVar("T")
 

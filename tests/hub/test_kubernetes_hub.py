@@ -1,6 +1,6 @@
 """``clusterplace controller --kubeconfig`` against an API emulator.
 
-The emulator (tests/hub/kube_emulator.py: kmock plus an object store with
+The emulator (tests/support/emulator.py: kmock plus an object store with
 resourceVersions, preconditions, a status subresource and 410 after compaction) is NOT
 a real API server. These tests check the controller's side: what it requests, in what
 order, with which bodies, and how it reacts to the answers (including scripted 409,
@@ -16,8 +16,8 @@ import json
 import signal
 import time
 
-from tests.hub._directory import wait_for
-from tests.hub._kube import OCM, Controller, KubeHub
+from tests.support.kube_hub import OCM, Controller, KubeHub
+from tests.support.waiting import wait_for
 
 PROD = {"env": "prod"}
 DEV = {"env": "dev"}
@@ -290,6 +290,9 @@ def test_endpoints(kubehub: KubeHub) -> None:
     try:
         assert controller.get("/healthz") == (200, "ok")
         assert controller.get("/readyz") == (200, "ok")
+        # Ready means synced once; the echoes of the first writes may still be queued.
+        idle = 'workqueue_depth{name="SchedulingController"} 0.0'
+        wait_for(lambda: idle in controller.get("/metrics")[1], what="an idle queue")
         status, metrics = controller.get("/metrics")
         assert status == 200
         for name in (

@@ -1,28 +1,28 @@
 """``clusterplace serve --kubeconfig``: the explorer reads a Kubernetes hub by listing
-it, objects and placement events (against the API emulator of tests/hub/kube_emulator.py,
+it, objects and placement events (against the API emulator of tests/support/emulator.py,
 not a real API server: field selectors and paging are the emulator's simple ones)."""
 
 from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
 from fastapi.testclient import TestClient
 
-from clusterplace.cli.main import cli
 from clusterplace.cli.serve import kube_source
 from clusterplace.hub.kubernetes import listing
 from clusterplace.hub.kubernetes.listing import list_placement_events
 from clusterplace.hub.kubernetes.run import KubeOptions
 from clusterplace.web import create_app
 from clusterplace.web.state import Explorer
-from tests.explorer.conftest import TEST_HOSTS
-from tests.hub._directory import wait_for
-from tests.hub._kube import OCM, Controller, KubeHub
+from tests.support.cli import Result
+from tests.support.explorer import TEST_HOSTS
+from tests.support.kube_hub import OCM, Controller, KubeHub
+from tests.support.waiting import wait_for
 
 PROD = {"env": "prod"}
 ONLY_PROD = {"predicates": [{"requiredClusterSelector": {"labelSelector": {"matchLabels": PROD}}}]}
@@ -60,10 +60,10 @@ def test_an_invalid_object_on_the_hub_is_reported_and_left_out(
         ["-f", "examples/fleet", "--context", "c"],
     ],
 )
-def test_one_source_at_a_time(args: list[str]) -> None:
-    result = CliRunner().invoke(cli, ["serve", *args])
-    assert result.exit_code == 2
-    assert "--kubeconfig" in result.output or "--context" in result.output
+def test_one_source_at_a_time(run: Callable[..., Result], args: list[str]) -> None:
+    result = run("serve", *args)
+    assert result.code == 2
+    assert "--kubeconfig" in result.stderr or "--context" in result.stderr
 
 
 EVENTS_PATH = "/apis/events.k8s.io/v1/namespaces/{}/events"
@@ -215,7 +215,7 @@ def _odd_cluster(kubehub: KubeHub) -> None:
 
 
 def test_serve_starts_with_odd_objects_on_the_hub_and_reports_them(kubehub: KubeHub) -> None:
-    from tests.explorer._serve import serving
+    from tests.support.explorer import serving
 
     kubehub.fleet({"c0": PROD})
     kubehub.placement("p", ONLY_PROD)

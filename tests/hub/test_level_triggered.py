@@ -9,7 +9,7 @@ the ways an edge-triggered controller loses changes.
 - A watch that fails while the controller is idle stops it, naming the permission.
 - A malformed watch event is reported and skipped; the watch goes on.
 
-The Kubernetes cases run against the API emulator (tests/hub/kube_emulator.py), not a
+The Kubernetes cases run against the API emulator (tests/support/emulator.py), not a
 real API server: see the caveats in tests/hub/test_kubernetes_hub.py.
 """
 
@@ -24,9 +24,10 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.hub._directory import Controller as DirController
-from tests.hub._directory import read_out, wait_for
-from tests.hub._kube import OCM, Controller, KubeHub
+from tests.support.directory_hub import Controller as DirController
+from tests.support.directory_hub import read_out
+from tests.support.kube_hub import OCM, Controller, KubeHub
+from tests.support.waiting import wait_for
 
 NOW = "2026-06-01T00:00:00Z"
 PROD = {"env": "prod"}

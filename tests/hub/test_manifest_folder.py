@@ -11,8 +11,8 @@ import pytest
 
 from clusterplace.hub.directory.manifests import ManifestFolder
 from clusterplace.outputs.serialize import dump_yaml_documents
-from tests.hub._directory import later, names_of, write_clusters
-from tests.scheduling._helpers import cluster
+from tests.support.builders import cluster, write_clusters
+from tests.support.directory_hub import later, names_of
 
 
 def test_a_scan_of_the_files_seen_reads_only_those(tmp_path: Path) -> None:

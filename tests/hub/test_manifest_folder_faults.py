@@ -14,7 +14,8 @@ import pytest
 from clusterplace.hub.directory.lastgood import LastGood
 from clusterplace.hub.directory.manifests import ManifestFolder
 from clusterplace.safepath import PathEscapeError
-from tests.hub._directory import later, names_of, write_clusters
+from tests.support.builders import write_clusters
+from tests.support.directory_hub import later, names_of
 
 
 def _folder(hub: Path, out: Path, reports: list[str], **kwargs: Any) -> ManifestFolder:

@@ -14,7 +14,7 @@ from clusterplace.controller import ObjectChange, Write
 from clusterplace.hub.directory.layout import OutLayout
 from clusterplace.hub.directory.out_store import OutStore
 from clusterplace.hub.directory.sink import DirectorySink
-from tests.scheduling._helpers import NOW, decision
+from tests.support.builders import NOW, decision
 
 
 def test_own_writes_are_published_and_a_rescan_finds_only_others_edits(tmp_path: Path) -> None:

@@ -30,7 +30,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.hub._directory import Controller
+from tests.support.directory_hub import Controller
 
 SET_LABEL = "cluster.open-cluster-management.io/clusterset"
 PLACEMENT_LABEL = "cluster.open-cluster-management.io/placement"

@@ -1,14 +1,16 @@
 """Output folders survive crashes, full disks, read-only file systems and concurrent
 runs: every failure is a clear error, and a re-run converges to a clean run's result.
-Faults are injected into the OS calls of a child process (see ``faults.py``)."""
+Faults are injected into the OS calls of a child process (``tests.support.faults``);
+the runs around them (first runs, re-runs) are in process. Real processes also for a
+lock held by another process, standard output on /dev/full, and the umask."""
 
 from __future__ import annotations
 
 import errno
 import os
+import shlex
 import shutil
 import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -20,14 +22,13 @@ from hypothesis import strategies as st
 from clusterplace.outputs import FileTransaction, OutputError
 from clusterplace.outputs.journal import JOURNAL_NAME, TEMP_PREFIX
 from clusterplace.outputs.lock import folder_lock
+from tests.support import paths
+from tests.support.cli import command, run_in_process, run_process
+from tests.support.faults import run_with_fault
 
-from .faults import run_with_fault
-
-ROOT = Path(__file__).resolve().parents[2]
-FLEET = str(ROOT / "examples" / "fleet")
-MANIFESTS = str(ROOT / "examples" / "manifests")
-MODULE = str(ROOT / "examples" / "my-platform")
-CLI = [str(Path(sys.executable).parent / "clusterplace")]
+FLEET = str(paths.FLEET)
+MANIFESTS = str(paths.MANIFESTS)
+MODULE = str(paths.EXAMPLES / "my-platform")
 
 
 def tree(folder: Path) -> dict[str, bytes | None]:
@@ -41,10 +42,6 @@ def tree(folder: Path) -> dict[str, bytes | None]:
     }
 
 
-def cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*CLI, *args], capture_output=True, text=True, timeout=120, check=False)
-
-
 def route_args(out: Path, manifests: str = MANIFESTS) -> list[str]:
     return ["route", "-f", manifests, "--clusters", FLEET, "-o", str(out)]
 
@@ -52,7 +49,7 @@ def route_args(out: Path, manifests: str = MANIFESTS) -> list[str]:
 @pytest.fixture(scope="module")
 def clean_route(tmp_path_factory: pytest.TempPathFactory) -> dict[str, bytes | None]:
     out = tmp_path_factory.mktemp("clean") / "out"
-    assert cli(*route_args(out)).returncode == 0
+    assert run_in_process(*route_args(out)).code == 0
     return tree(out)
 
 
@@ -88,12 +85,12 @@ def test_a_run_killed_at_any_call_converges_on_re_run(
     out = tmp_path_factory.mktemp("killed") / "out"
     manifests = MANIFESTS
     if second:  # the killed run changes an existing folder
-        assert cli(*route_args(out, changed_manifests)).returncode == 0
+        assert run_in_process(*route_args(out, changed_manifests)).code == 0
     killed = run_with_fault(route_args(out, manifests), die_at=die_at)
     assert killed.returncode in (0, 137), killed.stderr
     # Whatever was left: the previous state, the new one, or a journal to finish.
-    again = cli(*route_args(out, manifests))
-    assert again.returncode == 0, again.stderr
+    again = run_in_process(*route_args(out, manifests))
+    assert again.code == 0, again.stderr
     assert tree(out) == clean_route
     assert not any(TEMP_PREFIX in name or JOURNAL_NAME in name for name in tree(out))
 
@@ -125,8 +122,8 @@ def test_a_killed_run_leaves_no_folder_a_clean_run_would_not_have(
     wider = ["route", "-f", MANIFESTS, "--clusters", wider_fleet, "-o", str(out)]
     killed = run_with_fault(wider, die_at=die_at)
     assert killed.returncode in (0, 137), killed.stderr
-    again = cli(*route_args(out))  # without the extra cluster
-    assert again.returncode == 0, again.stderr
+    again = run_in_process(*route_args(out))  # without the extra cluster
+    assert again.code == 0, again.stderr
     assert tree(out) == clean_route  # no zz-extra/, not even empty
 
 
@@ -135,7 +132,7 @@ def test_a_killed_run_leaves_the_old_or_the_new_folder_never_a_mix(
     tmp_path: Path, clean_route: dict[str, bytes | None], changed_manifests: str
 ) -> None:
     out = tmp_path / "out"
-    assert cli(*route_args(out, changed_manifests)).returncode == 0
+    assert run_in_process(*route_args(out, changed_manifests)).code == 0
     old = tree(out)
     seen = set()
     for die_at in range(1, 200, 7):
@@ -158,9 +155,9 @@ def test_a_second_run_waits_for_the_lock_or_fails_clearly(
 ) -> None:
     out = tmp_path / "out"
     out.mkdir()
-    with folder_lock(out):
-        busy = cli(*route_args(out))
-    assert busy.returncode == 1
+    with folder_lock(out):  # held by this process: the run must be another one
+        busy = run_process(*route_args(out))
+    assert busy.code == 1
     assert "another clusterplace run is writing here" in busy.stderr
     assert tree(out) == {}
 
@@ -174,9 +171,9 @@ def test_a_second_run_waits_for_the_lock_or_fails_clearly(
     thread = threading.Thread(target=hold)
     thread.start()
     held.wait()
-    waited = cli(*route_args(out), "--lock-timeout", "30")
+    waited = run_process(*route_args(out), "--lock-timeout", "30")
     thread.join()
-    assert waited.returncode == 0, waited.stderr
+    assert waited.code == 0, waited.stderr
     assert tree(out) == clean_route
 
 
@@ -206,7 +203,7 @@ def test_every_writing_command_reports_a_failing_disk_and_writes_nothing(
 ) -> None:
     out = tmp_path / "out"
     if existing:
-        assert cli(*WRITERS[command](out)).returncode == 0
+        assert run_in_process(*WRITERS[command](out)).code == 0
         (out / "keep.txt").write_text("mine\n")
         next(p for p in sorted(out.rglob("*")) if p.suffix in (".yaml", ".cue")).unlink()
     before = tree(out)
@@ -236,15 +233,15 @@ def test_a_disk_filling_up_mid_write_leaves_nothing_behind(
 def test_a_dangling_symlink_as_output_folder_is_an_error(tmp_path: Path, command: str) -> None:
     out = tmp_path / "out"
     out.symlink_to(tmp_path / "nowhere")
-    result = cli(*WRITERS[command](out))
-    assert result.returncode == 1 and "Traceback" not in result.stderr
+    result = run_in_process(*WRITERS[command](out))
+    assert result.code == 1 and "Traceback" not in result.stderr
     assert "cannot write" in result.stderr
 
 
 def test_standard_output_on_a_full_device_is_an_error() -> None:
     with open("/dev/full", "w") as full:  # noqa: PTH123
         proc = subprocess.run(
-            [*CLI, "schedule", "-f", FLEET, "-o", "yaml"],
+            [*command(), "schedule", "-f", FLEET, "-o", "yaml"],
             stdout=full,
             stderr=subprocess.PIPE,
             text=True,
@@ -258,7 +255,7 @@ def test_standard_output_on_a_full_device_is_an_error() -> None:
 def test_files_honour_the_umask(tmp_path: Path) -> None:
     out = tmp_path / "out"
     proc = subprocess.run(
-        ["sh", "-c", f"umask 027 && {CLI[0]} gen-module {MODULE} -o {out}"],
+        ["sh", "-c", f"umask 027 && {shlex.join(command())} gen-module {MODULE} -o {out}"],
         capture_output=True,
         text=True,
         check=False,
@@ -281,7 +278,7 @@ def test_leftovers_of_an_unfinished_run_are_removed(
     (out / "eu-west").mkdir(parents=True)
     (out / "eu-west" / f"{TEMP_PREFIX}0123").write_text("half")
     (out / f"{TEMP_PREFIX}journal").write_text("{")
-    assert cli(*route_args(out)).returncode == 0
+    assert run_in_process(*route_args(out)).code == 0
     assert tree(out) == clean_route
 
 
@@ -291,8 +288,8 @@ def test_a_damaged_journal_is_reported_not_followed(tmp_path: Path) -> None:
     (out / JOURNAL_NAME).write_text(
         '{"kind": "ClusterplaceJournal", "renames": [["x", "../../victim"]], "deletes": []}'
     )
-    result = cli(*route_args(out))
-    assert result.returncode == 1 and "not a clusterplace journal" in result.stderr
+    result = run_in_process(*route_args(out))
+    assert result.code == 1 and "not a clusterplace journal" in result.stderr
 
 
 def test_os_errors_keep_their_reason() -> None:

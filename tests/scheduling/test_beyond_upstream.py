@@ -12,8 +12,8 @@ import pytest
 
 from clusterplace.scheduling import Code
 from clusterplace.scheduling.explain import explain_placement
-
-from ._helpers import builtin, cluster, decided, misconfigured, run, run_all, satisfied, world
+from tests.support.builders import builtin, cluster, world
+from tests.support.scheduling import decided, misconfigured, run, run_all, satisfied
 
 # The enhancement's worked example: five clusters over regions and zones.
 EXAMPLE = [

@@ -8,19 +8,8 @@ from pydantic import ValidationError
 from clusterplace.api import KubeObject, ManagedClusterSetBinding, Placement
 from clusterplace.scheduling.candidates import Candidates, find_candidates
 from clusterplace.scheduling.snapshot import Snapshot
-
-from ._helpers import (
-    binding,
-    cluster,
-    cluster_set,
-    decided,
-    decision,
-    fleet,
-    placement,
-    run,
-    satisfied,
-    world,
-)
+from tests.support.builders import binding, cluster, cluster_set, decision, fleet, placement, world
+from tests.support.scheduling import decided, run, satisfied
 
 C1, C2, C3 = "cluster1", "cluster2", "cluster3"
 

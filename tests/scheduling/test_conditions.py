@@ -12,8 +12,7 @@ from clusterplace.scheduling import Code, PlacementResult, Status
 from clusterplace.scheduling.conditions import misconfigured_condition, satisfied_condition
 from clusterplace.scheduling.pipeline import run_pipeline
 from clusterplace.scheduling.snapshot import Snapshot
-
-from ._helpers import (
+from tests.support.builders import (
     DISABLE_SCHEDULING_ANNOTATION,
     NOW,
     binding,
@@ -21,18 +20,14 @@ from ._helpers import (
     cluster,
     cluster_set,
     condition,
-    decided,
     decision,
     fleet,
-    misconfigured,
-    pages,
     placement,
-    run,
-    satisfied,
     taint,
     toleration,
     world,
 )
+from tests.support.scheduling import decided, misconfigured, pages, run, satisfied
 
 C1, C2 = "cluster1", "cluster2"
 PD1 = "placement1-decision-1"

@@ -5,9 +5,6 @@ from __future__ import annotations
 
 import copy
 import json
-import subprocess
-import sys
-from pathlib import Path
 from typing import Any
 
 import jsonschema
@@ -17,12 +14,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from clusterplace.api import KubeObject
+from tests.support.builders import NOW, cluster, placement, world
+from tests.support.cli import run_in_process
+from tests.support.paths import DATA, FLEET
+from tests.support.scheduling import run_all
 
-from ._helpers import NOW, cluster, placement, run_all, world
-
-ROOT = Path(__file__).resolve().parents[2]
-CRDS = ROOT / "tests" / "data" / "crds"
-CLI = str(Path(sys.executable).parent / "clusterplace")
+CRDS = DATA / "crds"
 
 
 def _strict(schema: dict[str, Any]) -> dict[str, Any]:
@@ -69,12 +66,8 @@ def _check(objects: list[dict[str, Any]]) -> None:
 
 
 def test_the_example_fleets_output_is_valid() -> None:
-    out = subprocess.run(
-        [CLI, "schedule", "-f", str(ROOT / "examples" / "fleet"), "-o", "json"],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
+    out = run_in_process("schedule", "-f", str(FLEET), "-o", "json")
+    assert out.code == 0, out.stderr
     _check(json.loads(out.stdout)["items"])
 
 

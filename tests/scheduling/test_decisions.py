@@ -9,22 +9,17 @@ import pytest
 from clusterplace.api import KubeObject, Placement, PlacementDecision
 from clusterplace.scheduling import Code, PlacementResult
 from clusterplace.scheduling.events import score_message
-
-from ._helpers import (
+from tests.support.builders import (
     DECISION_GROUP_INDEX_LABEL,
     DECISION_GROUP_NAME_LABEL,
     NS,
     PLACEMENT_LABEL,
     cluster,
-    decided,
     decision,
-    misconfigured,
-    pages,
     placement,
-    run,
-    satisfied,
     world,
 )
+from tests.support.scheduling import decided, misconfigured, pages, run, satisfied
 
 C1, C2, C3, C4 = "cluster1", "cluster2", "cluster3", "cluster4"
 PD1, PD2, PD3, PD4 = (f"placement1-decision-{k}" for k in range(1, 5))

@@ -9,8 +9,7 @@ import pytest
 
 from clusterplace.api import KubeObject
 from clusterplace.scheduling.explain import ClusterExplanation, explain
-
-from ._helpers import (
+from tests.support.builders import (
     DISABLE_SCHEDULING_ANNOTATION,
     NOW,
     binding,
@@ -18,11 +17,11 @@ from ._helpers import (
     cluster_set,
     decision,
     placement,
-    run_all,
     taint,
     toleration,
     world,
 )
+from tests.support.scheduling import run_all
 
 AMAZON = {"cloud": "Amazon"}
 

@@ -17,8 +17,7 @@ from hypothesis import strategies as st
 
 from clusterplace.api import Fleet, KubeObject
 from clusterplace.scheduling import schedule
-
-from ._helpers import addon, builtin, cluster, decision, placement, score, world
+from tests.support.builders import addon, builtin, cluster, decision, placement, score, world
 
 NOW = datetime(2022, 1, 1, tzinfo=UTC)
 NAMES = [f"c{i}" for i in range(8)]

@@ -27,8 +27,7 @@ from clusterplace.scheduling.filters.predicate import (
 )
 from clusterplace.scheduling.framework import Context
 from clusterplace.scheduling.snapshot import Snapshot
-
-from ._helpers import NOW, cluster, world
+from tests.support.builders import NOW, cluster, world
 
 KEYS = ["a", "b", "example.com/c"]
 VALUES = ["x", "y", "1", "01", "10", "7"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from clusterplace.api import Fleet, ManagedCluster
 from clusterplace.scheduling.live import LiveFleet, differences
 from clusterplace.scheduling.reads import LABELS
-from tests.scheduling._helpers import cluster, decision, placement, score, world
+from tests.support.builders import cluster, decision, placement, score, world
 
 
 def test_each_kind_of_change_reaches_what_it_should() -> None:

@@ -7,16 +7,15 @@ import random
 
 from clusterplace.api import KubeObject
 from clusterplace.scheduling import ScheduleResult
-
-from ._helpers import (
+from tests.support.builders import (
     DISABLE_SCHEDULING_ANNOTATION,
     binding,
     cluster,
     cluster_set,
     decision,
     placement,
-    run_all,
 )
+from tests.support.scheduling import run_all
 
 C1, C2, C3 = "cluster1", "cluster2", "cluster3"
 

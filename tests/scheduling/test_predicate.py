@@ -11,19 +11,8 @@ from clusterplace.scheduling import Code
 from clusterplace.scheduling.filters.predicate import PredicateFilter
 from clusterplace.scheduling.pipeline import run_pipeline
 from clusterplace.scheduling.snapshot import Snapshot
-
-from ._helpers import (
-    NOW,
-    cluster,
-    context,
-    fleet,
-    misconfigured,
-    placement,
-    run,
-    satisfied,
-    score,
-    world,
-)
+from tests.support.builders import NOW, cluster, fleet, placement, score, world
+from tests.support.scheduling import context, misconfigured, run, satisfied
 
 C1, C2, C3 = "cluster1", "cluster2", "cluster3"
 

@@ -13,22 +13,8 @@ from clusterplace.scheduling.prioritizers.addon import AddOnPrioritizer
 from clusterplace.scheduling.prioritizers.balance import BalancePrioritizer, balance_score
 from clusterplace.scheduling.prioritizers.resource import ResourcePrioritizer, resource_score
 from clusterplace.scheduling.prioritizers.steady import SteadyPrioritizer
-
-from ._helpers import (
-    NOW,
-    addon,
-    builtin,
-    cluster,
-    context,
-    decided,
-    decision,
-    misconfigured,
-    placement,
-    run,
-    satisfied,
-    score,
-    world,
-)
+from tests.support.builders import NOW, addon, builtin, cluster, decision, placement, score, world
+from tests.support.scheduling import context, decided, misconfigured, run, satisfied
 
 C1, C2, C3 = "cluster1", "cluster2", "cluster3"
 TEST = placement(ns="test", name="test")

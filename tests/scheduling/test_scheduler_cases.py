@@ -8,22 +8,18 @@ import pytest
 
 from clusterplace.api import KubeObject
 from clusterplace.scheduling import Code
-
-from ._helpers import (
+from tests.support.builders import (
     addon,
     builtin,
     cluster,
-    decided,
     decision,
-    misconfigured,
     placement,
-    run,
-    satisfied,
     score,
     taint,
     toleration,
     world,
 )
+from tests.support.scheduling import decided, misconfigured, run, satisfied
 
 C1, C2, C3 = "cluster1", "cluster2", "cluster3"
 

@@ -11,8 +11,8 @@ from clusterplace.api.base import Condition
 from clusterplace.api.placement import ClusterDecision
 from clusterplace.scheduling import schedule
 from clusterplace.scheduling.incremental import IncrementalSchedule
-
-from ._helpers import NOW, cluster, fleet, run_all, world
+from tests.support.builders import NOW, cluster, fleet, world
+from tests.support.scheduling import run_all
 
 
 def _first(objects: list[KubeObject]) -> tuple[Condition, ClusterDecision]:

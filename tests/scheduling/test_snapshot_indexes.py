@@ -15,8 +15,7 @@ from clusterplace.scheduling.prioritizers.resource import AllocatableIndex
 from clusterplace.scheduling.reads import ADDON_SCORES, RESOURCES
 from clusterplace.scheduling.shared import SharedScores
 from clusterplace.scheduling.snapshot import Snapshot
-
-from ._helpers import NOW, cluster, fleet, placement, score, world
+from tests.support.builders import NOW, cluster, fleet, placement, score, world
 
 PICKY = placement(
     predicates=[{"requiredClusterSelector": {"labelSelector": {"matchLabels": {"env": "prod"}}}}]

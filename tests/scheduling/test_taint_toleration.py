@@ -13,21 +13,17 @@ from clusterplace.scheduling import Code
 from clusterplace.scheduling.filters.taint_toleration import TaintTolerationFilter
 from clusterplace.scheduling.pipeline import run_pipeline
 from clusterplace.scheduling.snapshot import Snapshot
-
-from ._helpers import (
+from tests.support.builders import (
     NOW,
     cluster,
-    context,
-    decided,
     decision,
     fleet,
-    misconfigured,
     placement,
-    run,
     taint,
     toleration,
     world,
 )
+from tests.support.scheduling import context, decided, misconfigured, run
 
 C1, C2, C3 = "cluster1", "cluster2", "cluster3"
 

@@ -12,9 +12,8 @@ from clusterplace.api import Fleet
 from clusterplace.codecs import expand_sources, load_fleet
 from clusterplace.scheduling import IncrementalSchedule, parse_edits, schedule, what_if
 from clusterplace.scheduling.edits import Edit, apply_edits
-
-from ._helpers import NOW
-from .test_incremental import fingerprint, worlds
+from tests.support.builders import NOW
+from tests.support.worlds import fingerprint, worlds
 
 FLEET = load_fleet(expand_sources(["examples/fleet"]))
 EXAMPLE_NOW = datetime(2026, 11, 22, 12, tzinfo=UTC)  # the example fleet's scores are dated

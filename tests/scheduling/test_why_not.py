@@ -14,9 +14,8 @@ from clusterplace.codecs import expand_sources, load_fleet
 from clusterplace.errors import InputError
 from clusterplace.scheduling import IncrementalSchedule, schedule, why_not
 from clusterplace.scheduling.edits import apply_edits
-
-from ._helpers import NOW, binding, cluster, cluster_set, placement, taint
-from .test_incremental import fingerprint, worlds
+from tests.support.builders import NOW, binding, cluster, cluster_set, placement, taint
+from tests.support.worlds import fingerprint, worlds
 
 FLEET = load_fleet(expand_sources(["examples/fleet"]))
 EXAMPLE_NOW = datetime(2026, 11, 22, 12, tzinfo=UTC)  # the example fleet's scores are dated

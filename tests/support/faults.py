@@ -1,12 +1,21 @@
-"""Run the clusterplace CLI in a child process with a fault injected into the OS calls
-it writes with: the process dies (``os._exit``, as abruptly as SIGKILL: no cleanup, no
-flush) or a call fails with an errno, at the Nth call or for paths under a folder."""
+"""Faults injected into a child process running the clusterplace CLI (a process, since
+they replace functions of ``os`` for the whole interpreter, or kill it):
+
+- :func:`run_with_fault`: in the OS calls it writes with, the process dies
+  (``os._exit``, as abruptly as SIGKILL: no cleanup, no flush) or a call fails with an
+  errno, at the Nth call or for paths under a folder;
+- :func:`unreadable_while`: a folder that cannot be read while a flag file exists (as
+  ``chmod 000`` would make it for a user who is not root).
+"""
 
 from __future__ import annotations
 
 import json
 import subprocess
 import sys
+from pathlib import Path
+
+__all__ = ["run_with_fault", "unreadable_while"]
 
 _CHILD = r"""
 import errno, json, os, sys
@@ -85,3 +94,53 @@ def run_with_fault(
         timeout=120,
         check=False,
     )
+
+
+# A child that runs the CLI with a folder made unreadable while a flag file exists:
+# listing the folder, and looking at or opening anything under it, fail with EACCES, as
+# ``chmod 000`` makes them fail for a user who is not root (the tests may run as root,
+# whom permissions do not stop). The watcher (native code) is not affected.
+_UNREADABLE_CHILD = r"""
+import errno, os, sys
+folder, flag = sys.argv[1], sys.argv[2]
+real = {name: getattr(os, name) for name in ("scandir", "stat", "open")}
+
+def out(path, inside_only):
+    try:
+        real["stat"](flag)
+    except OSError:
+        return False
+    text = os.fspath(path)
+    if isinstance(text, bytes):
+        text = text.decode()
+    text = os.path.abspath(text)
+    return text.startswith(folder + os.sep) or (not inside_only and text == folder)
+
+def refuse(path):
+    raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), os.fspath(path))
+
+def scandir(path="."):
+    if out(path, False):
+        refuse(path)
+    return real["scandir"](path)
+
+def stat(path, *args, **kwargs):
+    if not isinstance(path, int) and out(path, True):
+        refuse(path)
+    return real["stat"](path, *args, **kwargs)
+
+def open_(path, *args, **kwargs):
+    if out(path, True):
+        refuse(path)
+    return real["open"](path, *args, **kwargs)
+
+os.scandir, os.stat, os.open = scandir, stat, open_
+from clusterplace.cli.main import main
+sys.exit(main(sys.argv[3:]))
+"""
+
+
+def unreadable_while(folder: Path, flag: Path) -> list[str]:
+    """The command that runs the CLI with ``folder`` unreadable while ``flag`` exists
+    (arguments follow)."""
+    return [sys.executable, "-c", _UNREADABLE_CHILD, str(folder.absolute()), str(flag)]

@@ -1,6 +1,7 @@
-"""An in-memory hub for reconcile-core tests: a sink that records every write in order
-(and can be told to fail) and, as an API server's watch would, publishes each write
-back to the controller as a change; and a reconciler driven by hand clocks."""
+"""An in-memory hub for the controller's reconcile core: :class:`MemorySink` records every
+write in order (and can be told to fail) and, as an API server's watch would, publishes
+each write back to the controller as a change; :func:`make_reconciler` wires it to a
+reconciler driven by hand clocks (:class:`Clocks`), and :func:`drain` syncs what is ready."""
 
 from __future__ import annotations
 
@@ -12,9 +13,9 @@ from datetime import datetime, timedelta
 from clusterplace.api import KubeObject, Placement, PlacementDecision
 from clusterplace.controller import HubWriteError, Key, ObjectChange, Reconciler, Write
 from clusterplace.scheduling.events import Event
-from tests.scheduling._helpers import NOW
+from tests.support.builders import NOW
 
-__all__ = ["Clocks", "MemorySink", "make_reconciler", "run"]
+__all__ = ["Clocks", "MemorySink", "drain", "make_reconciler"]
 
 
 @dataclass
@@ -96,7 +97,7 @@ def make_reconciler(
     return reconciler, sink, clocks
 
 
-def run(reconciler: Reconciler) -> int:
+def drain(reconciler: Reconciler) -> int:
     """Sync everything ready (a placement that never settles, such as one ranked by a
     negative Steady weight, at most SETTLE_LIMIT times); returns how many syncs ran."""
     return asyncio.run(reconciler.drain(settle=True))

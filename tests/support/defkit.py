@@ -1,15 +1,17 @@
-"""Shared pieces of the defkit tests: paths, and CUE text written with readable indentation."""
+"""The definition kit's test material: the example module, the seed's CUE definition, and
+CUE text written with readable indentation."""
 
 from __future__ import annotations
 
 import re
 import textwrap
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-DATA = Path(__file__).parent / "data"
-EXAMPLE = ROOT / "examples" / "my-platform"
-SEED_CUE = DATA / "placement-demo.cue"
+from tests.support.paths import EXAMPLES, ROOT
+
+__all__ = ["EXAMPLE", "SEED_CUE", "tabs", "template_body"]
+
+EXAMPLE = EXAMPLES / "my-platform"
+SEED_CUE = ROOT / "tests" / "defkit" / "data" / "placement-demo.cue"
 
 _LEADING = re.compile(r"^(?:    )+", re.MULTILINE)
 

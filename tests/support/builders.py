@@ -1,15 +1,21 @@
-"""Building OCM placement objects for scheduler tests, in Kubernetes JSON shape.
+"""Building what tests feed clusterplace: OCM objects in Kubernetes JSON shape, Federation
+cluster-selector annotations, and fleets written to files.
 
 Defaults follow the upstream test cases: namespace ``ns1``, placement
 ``placement1``, one set ``clusterset1`` bound to ``ns1`` whose clusters all carry
-its clusterset label, default prioritizer policy, no taints, a fixed clock.
+its clusterset label, default prioritizer policy, no taints, a fixed clock (``NOW``).
 """
 
 from __future__ import annotations
 
+import json
+import shutil
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
+
+import yaml
 
 from clusterplace.api import (
     CLUSTERSET_LABEL,
@@ -29,9 +35,9 @@ from clusterplace.api.placement import (
     DISABLE_SCHEDULING_ANNOTATION,
     PLACEMENT_LABEL,
 )
-from clusterplace.scheduling import PlacementResult, ScheduleResult, schedule
-from clusterplace.scheduling.framework import Context
-from clusterplace.scheduling.snapshot import Snapshot
+from clusterplace.federation import ANNOTATION
+from clusterplace.outputs.serialize import dump_yaml_documents
+from tests.support.paths import FLEET
 
 __all__ = [
     "CLUSTERSET_LABEL",
@@ -44,27 +50,22 @@ __all__ = [
     "PLACEMENT_LABEL",
     "SET",
     "addon",
+    "annotate",
     "binding",
     "builtin",
     "cluster",
     "cluster_set",
     "condition",
-    "context",
-    "decided",
     "decision",
     "fleet",
-    "get_condition",
-    "misconfigured",
-    "pages",
     "placement",
-    "run",
-    "run_all",
-    "satisfied",
+    "req",
     "score",
-    "selected",
     "taint",
     "toleration",
     "world",
+    "write_big_fleet",
+    "write_clusters",
 ]
 
 NOW = datetime(2022, 1, 1, tzinfo=UTC)
@@ -284,6 +285,7 @@ def condition(type_: str, status: str, reason: str, message: str, when: datetime
 
 
 def fleet(*objects: KubeObject) -> Fleet:
+    """The fleet of ``objects``, indexed as the scheduler reads it."""
     return Fleet.of(objects)
 
 
@@ -297,51 +299,76 @@ def world(
     return [cluster_set(), binding(), *objects, chosen]
 
 
-def run_all(objects: Iterable[KubeObject], now: datetime = NOW) -> ScheduleResult:
-    return schedule(list(objects), now=now)
+# -- Federation ClusterSelector annotations -------------------------------------------
 
 
-def run(
-    *objects: KubeObject, now: datetime = NOW, ns: str = NS, name: str = PLACEMENT
-) -> PlacementResult:
-    """Schedule ``objects`` and return the result of placement ``ns/name``."""
-    result = schedule(list(objects), now=now).get(ns, name)
-    assert result is not None, f"no placement {ns}/{name} in the result"
-    return result
+def req(key: str, operator: str, *values: str) -> dict[str, Any]:
+    """One ``{key, operator, values}`` requirement of the annotation."""
+    return {"key": key, "operator": operator, "values": list(values)}
 
 
-def context(pl: Placement, *objects: KubeObject, now: datetime = NOW) -> Context:
-    """A plugin context for unit-testing filters and prioritizers directly."""
-    return Context(pl, Snapshot(fleet(*objects)), now)
+def annotate(*requirements: dict[str, Any]) -> dict[str, str]:
+    """The annotations of an object selecting clusters by ``requirements``."""
+    return {ANNOTATION: json.dumps(list(requirements))}
 
 
-def get_condition(result: PlacementResult, type_: str) -> tuple[str, str, str]:
-    """(status, reason, message) of the placement's condition ``type_``."""
-    status = result.placement.status
-    for cond in (status.conditions if status else None) or []:
-        if cond.type == type_:
-            return cond.status, cond.reason, cond.message
-    raise AssertionError(f"no condition {type_}")
+# -- fleets as files -------------------------------------------------------------------
 
 
-def satisfied(result: PlacementResult) -> tuple[str, str, str]:
-    return get_condition(result, "PlacementSatisfied")
+def write_clusters(path: Path, *names: str, zone: str = "a") -> None:
+    """A manifest file of clusters ``names`` (label ``zone``)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(
+        dump_yaml_documents([cluster(n, labels={"zone": zone}).to_dict() for n in names])
+    )
 
 
-def misconfigured(result: PlacementResult) -> tuple[str, str, str]:
-    return get_condition(result, "PlacementMisconfigured")
-
-
-def decided(result: PlacementResult) -> list[str]:
-    """Every cluster in the placement's decisions, in PD order."""
-    return [name for pd in result.decisions for name in pd.cluster_names]
-
-
-def pages(result: PlacementResult) -> list[tuple[str, list[str]]]:
-    """(PD name, its clusters) for each PlacementDecision of the result."""
-    return [(pd.name, pd.cluster_names) for pd in result.decisions]
-
-
-def selected(result: PlacementResult) -> list[str]:
-    assert result.outcome is not None
-    return result.outcome.selected
+def write_big_fleet(folder: Path, clusters: int = 230) -> None:
+    """A fleet with pages and groups: the example's sets, ``clusters`` more clusters, and
+    placements over them (Balance couples them, so their order matters)."""
+    folder.mkdir(exist_ok=True)
+    shutil.copy(FLEET / "clustersets.yaml", folder)
+    docs: list[dict[str, Any]] = []
+    for i in range(clusters):
+        labels = {
+            "provider": ("aws", "gcp", "azure")[i % 3],
+            "cluster.open-cluster-management.io/clusterset": ("prod", "nonprod")[i % 2],
+        }
+        docs.append(
+            {
+                "apiVersion": "cluster.open-cluster-management.io/v1",
+                "kind": "ManagedCluster",
+                "metadata": {"name": f"c{i:03d}", "labels": labels},
+                "spec": {"hubAcceptsClient": True},
+                "status": {"allocatable": {"cpu": str(2 + i % 7), "memory": f"{4 + i % 5}Gi"}},
+            }
+        )
+    specs: list[tuple[str, dict[str, Any]]] = [
+        ("all", {"clusterSets": ["global"]}),
+        (
+            "grouped",
+            {"decisionStrategy": {"groupStrategy": {"clustersPerDecisionGroup": "30%"}}},
+        ),
+        ("few", {"numberOfClusters": 7}),
+        (
+            "cpu",
+            {
+                "numberOfClusters": 12,
+                "prioritizerPolicy": {
+                    "configurations": [
+                        {"scoreCoordinate": {"builtIn": "ResourceAllocatableCPU"}, "weight": 2}
+                    ]
+                },
+            },
+        ),
+    ]
+    for name, spec in specs:
+        docs.append(
+            {
+                "apiVersion": "cluster.open-cluster-management.io/v1beta1",
+                "kind": "Placement",
+                "metadata": {"name": name, "namespace": "apps"},
+                "spec": spec,
+            }
+        )
+    (folder / "fleet.yaml").write_text(yaml.safe_dump_all(docs))

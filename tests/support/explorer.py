@@ -1,5 +1,8 @@
-"""``clusterplace serve`` as a user starts it: the real server process, on a free port
-(``--port 0``; the port is read from the line it prints), stopped with SIGTERM."""
+"""The fleet explorer in tests: in process, an :class:`Explorer` over the example fleet
+(:func:`example_explorer`, for Starlette's test client, whose Host headers
+:data:`TEST_HOSTS` allows); as a user starts it, ``clusterplace serve`` as a real server
+process (:func:`serving`) on a free port (``--port 0``; the port is read from the line it
+prints), stopped with SIGTERM."""
 
 from __future__ import annotations
 
@@ -9,21 +12,40 @@ import os
 import re
 import signal
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
+from datetime import UTC, datetime
 
-from tests.conftest import ROOT
+from clusterplace.codecs import expand_sources, load_fleet
+from clusterplace.defkit.module import load_module
+from clusterplace.web import Explorer, FleetSource, HostRule
+from tests.support.cli import CLI_ENV, command
+from tests.support.paths import ROOT
 
-CLUSTERPLACE = Path(sys.executable).parent / "clusterplace"
+__all__ = ["NOW", "STARTED", "TEST_HOSTS", "Served", "example_explorer", "serving"]
+
+NOW = datetime(2026, 11, 22, 12, tzinfo=UTC)
+# The Host headers of the in-process test clients (Starlette's and schemathesis').
+TEST_HOSTS = HostRule(frozenset({"testserver", "localhost"}), 80)
+
+
+def example_explorer() -> Explorer:
+    """The explorer of ``serve -f examples/fleet --module examples/my-platform`` at NOW."""
+    source = FleetSource(
+        load=lambda: load_fleet(expand_sources(["examples/fleet"])), label="-f examples/fleet"
+    )
+    return Explorer(source, NOW, load_module("examples/my-platform"))
+
+
 STARTED = re.compile(r"clusterplace explorer on http://(?P<host>[^/]+):(?P<port>\d+)/")
 
 
 @dataclass
 class Served:
+    """A running ``serve`` process and what it printed."""
+
     process: subprocess.Popen[bytes]
     port: int
     startup: str = ""  # what it printed on stderr up to the line saying where it listens
@@ -63,11 +85,11 @@ class Served:
 def serving(*args: str, timeout: float = 60) -> Iterator[Served]:
     """``clusterplace serve ARGS --port 0``, until it says where it listens."""
     process = subprocess.Popen(
-        [str(CLUSTERPLACE), "serve", *args, "--port", "0"],
+        [*command(), "serve", *args, "--port", "0"],
         cwd=ROOT,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
-        env={**os.environ, "NO_COLOR": "1"},
+        env={**os.environ, **CLI_ENV},
     )
     drainer: threading.Thread | None = None
     try:

@@ -1,25 +1,37 @@
-"""Driving the Kubernetes hub tests: objects written to the emulator as kubectl would,
-and ``clusterplace controller --kubeconfig`` run as a real process."""
+"""A Kubernetes hub in tests, with no real API server (none on our machines): a
+kubeconfig for an emulator, objects written to it as kubectl would (:class:`KubeHub`,
+over :mod:`tests.support.emulator`), ``clusterplace controller --kubeconfig`` run as a
+real process (:class:`Controller`), and kmock's own plain emulator in a thread
+(:func:`kmock_api_server`, :class:`ApiServer`) for the commands that only read and
+create (``apply-module --kubeconfig``)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
+import queue
 import re
 import signal
 import subprocess
+import threading
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import kmock
 import yaml
 
-from tests.hub._directory import command, wait_for
-from tests.hub.kube_emulator import HubEmulator
+from tests.support.cli import CLI_ENV, command
+from tests.support.emulator import HubEmulator
+from tests.support.waiting import wait_for
 
-__all__ = ["OCM", "Controller", "KubeHub"]
+__all__ = ["OCM", "ApiServer", "Controller", "KubeHub", "kmock_api_server", "write_kubeconfig"]
 
 OCM = "cluster.open-cluster-management.io"
 _PATHS = {
@@ -32,6 +44,20 @@ _PATHS = {
 }
 
 
+def write_kubeconfig(path: Path, server: str) -> Path:
+    """A kubeconfig whose one context is the API server at ``server`` (token auth)."""
+    config = {
+        "apiVersion": "v1",
+        "kind": "Config",
+        "clusters": [{"name": "emulator", "cluster": {"server": server}}],
+        "users": [{"name": "tester", "user": {"token": "test-token"}}],
+        "contexts": [{"name": "emulator", "context": {"cluster": "emulator", "user": "tester"}}],
+        "current-context": "emulator",
+    }
+    path.write_text(yaml.safe_dump(config))
+    return path
+
+
 class KubeHub:
     """The emulator, a kubeconfig for it, and kubectl-like requests."""
 
@@ -39,18 +65,7 @@ class KubeHub:
         self.emulator = emulator
         self.url = url
         self.folder = folder
-        self.kubeconfig = folder / "kubeconfig"
-        config = {
-            "apiVersion": "v1",
-            "kind": "Config",
-            "clusters": [{"name": "emulator", "cluster": {"server": url}}],
-            "users": [{"name": "tester", "user": {"token": "test-token"}}],
-            "contexts": [
-                {"name": "emulator", "context": {"cluster": "emulator", "user": "tester"}}
-            ],
-            "current-context": "emulator",
-        }
-        self.kubeconfig.write_text(yaml.safe_dump(config))
+        self.kubeconfig = write_kubeconfig(folder / "kubeconfig", url)
 
     def request(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
         data = json.dumps(body).encode() if body is not None else None
@@ -158,7 +173,7 @@ class Controller:
             ],
             stdout=subprocess.DEVNULL,
             stderr=self._log_handle,
-            env={**os.environ, "NO_COLOR": "1"},
+            env={**os.environ, **CLI_ENV},
         )
 
     def text(self) -> str:
@@ -191,3 +206,60 @@ class Controller:
         code = self.proc.wait(timeout)
         self._log_handle.close()
         return code
+
+
+@dataclass
+class ApiServer:
+    """kmock's plain emulator (stores what it is sent) and a kubeconfig for it."""
+
+    url: str
+    kubeconfig: Path
+
+    def request(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
+        data = json.dumps(body).encode() if body is not None else None
+        req = urllib.request.Request(
+            self.url + path, data=data, method=method, headers={"Content-Type": "application/json"}
+        )
+        try:
+            with urllib.request.urlopen(req, timeout=10) as resp:
+                return resp.status, json.loads(resp.read() or b"null")
+        except urllib.error.HTTPError as err:
+            return err.code, None
+
+    def put_identity(self, labels: dict[str, str]) -> None:
+        """The vela-cluster-identity ConfigMap: the cluster's labels for apply-module."""
+        cm = {
+            "apiVersion": "v1",
+            "kind": "ConfigMap",
+            "metadata": {"name": "vela-cluster-identity", "namespace": "vela-system"},
+            "data": labels,
+        }
+        status, _ = self.request("POST", "/api/v1/namespaces/vela-system/configmaps", cm)
+        assert status in (200, 201)
+
+    def get_definition(self, name: str) -> Any:
+        path = f"/apis/core.oam.dev/v1beta1/namespaces/vela-system/componentdefinitions/{name}"
+        status, body = self.request("GET", path)
+        return body if status == 200 else None
+
+
+@contextmanager
+def kmock_api_server(folder: Path) -> Iterator[ApiServer]:
+    """kmock's ``KubernetesEmulator`` served from a thread of this process, until exit."""
+    ready: queue.Queue[str] = queue.Queue()
+    stop = threading.Event()
+
+    async def serve() -> None:
+        async with kmock.KubernetesEmulator() as emulator, kmock.Server(emulator) as server:
+            ready.put(str(server.url).rstrip("/"))
+            while not stop.is_set():
+                await asyncio.sleep(0.02)
+
+    thread = threading.Thread(target=lambda: asyncio.run(serve()), daemon=True)
+    thread.start()
+    url = ready.get(timeout=20)
+    try:
+        yield ApiServer(url, write_kubeconfig(folder / "kubeconfig", url))
+    finally:
+        stop.set()
+        thread.join(timeout=10)
