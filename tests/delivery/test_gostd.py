@@ -13,11 +13,12 @@ from hypothesis import strategies as st
 from clusterplace.delivery.gostd import (
     GoSyntaxError,
     atoi,
-    parse_duration,
     parse_float,
     parse_rfc3339,
     sort_slice,
 )
+from clusterplace.durations import DurationError
+from clusterplace.durations import parse_duration_ns as parse_duration
 
 DURATIONS = [
     ("1h30m", 5_400_000_000_000),
@@ -50,7 +51,7 @@ def test_parse_duration(text: str, ns: int) -> None:
 
 @pytest.mark.parametrize(("text", "message"), BAD_DURATIONS)
 def test_parse_duration_errors(text: str, message: str) -> None:
-    with pytest.raises(GoSyntaxError) as caught:
+    with pytest.raises(DurationError) as caught:
         parse_duration(text)
     assert str(caught.value) == message
 

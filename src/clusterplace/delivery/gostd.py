@@ -1,7 +1,7 @@
 """The pieces of Go's standard library whose exact behaviour the rollout planner inherits.
 
 OCM's rollout code is Go, so its answers depend on how Go parses a duration
-(``time.ParseDuration``), a timestamp (``time.Parse`` with ``time.RFC3339``), a percentage
+(``time.ParseDuration``: :mod:`clusterplace.durations`, which every layer shares), a timestamp (``time.Parse`` with ``time.RFC3339``), a percentage
 (``strconv.ParseFloat``) and a decision-group index label (``strconv.Atoi``), and on how
 ``sort.Slice`` orders equal elements (it is not stable). Each function here reproduces
 one of them, written from the Go definitions; times and durations are whole nanoseconds
@@ -16,6 +16,10 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Generic, TypeVar
 
+from clusterplace.durations import MAX_INT64
+from clusterplace.durations import go_time_quote as quote
+from clusterplace.errors import ClusterplaceError
+
 __all__ = [
     "MAX_INT64",
     "MIN_INT64",
@@ -24,150 +28,22 @@ __all__ = [
     "datetime_to_ns",
     "ns_to_datetime",
     "ns_to_timedelta",
-    "parse_duration",
     "parse_float",
     "parse_rfc3339",
-    "quote",
     "sort_slice",
 ]
 
-MAX_INT64 = (1 << 63) - 1
 MIN_INT64 = -(1 << 63)
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _T = TypeVar("_T")
 
 
-class GoSyntaxError(ValueError):
+class GoSyntaxError(ClusterplaceError, ValueError):
     """Text Go's parser refuses; the message is Go's error text."""
-
-
-# --- time.ParseDuration ---------------------------------------------------------------
-
-_UNIT_NS = {
-    "ns": 1,
-    "us": 1_000,
-    "µs": 1_000,  # U+00B5 micro sign
-    "μs": 1_000,  # U+03BC Greek mu
-    "ms": 1_000_000,
-    "s": 1_000_000_000,
-    "m": 60_000_000_000,
-    "h": 3_600_000_000_000,
-}
-
-
-def quote(text: str) -> str:
-    """The time package's ``quote``: double quotes, with every byte of a control or
-    non-ASCII character written as ``\\xNN``."""
-    out = ['"']
-    for ch in text:
-        if ch < " " or ch >= "\x80":
-            out.extend(f"\\x{byte:02x}" for byte in ch.encode("utf-8", "surrogatepass"))
-        else:
-            out.append("\\" + ch if ch in '"\\' else ch)
-    out.append('"')
-    return "".join(out)
 
 
 def _is_digit(ch: str) -> bool:
     return "0" <= ch <= "9"
-
-
-def _leading_int(text: str) -> tuple[int, str] | None:
-    """The leading ``[0-9]*`` of ``text`` and the rest; None when it passes 2**63."""
-    value = 0
-    at = 0
-    while at < len(text) and _is_digit(text[at]):
-        if value > (1 << 63) // 10:
-            return None
-        value = value * 10 + ord(text[at]) - 48
-        if value > 1 << 63:
-            return None
-        at += 1
-    return value, text[at:]
-
-
-def _leading_fraction(text: str) -> tuple[int, float, str]:
-    """The leading ``[0-9]*`` of a fraction: its digits as an integer, the power of ten
-    they are scaled by, and the rest. Digits past 2**63 stop adding precision."""
-    value = 0
-    scale = 1.0
-    overflow = False
-    at = 0
-    while at < len(text) and _is_digit(text[at]):
-        if not overflow:
-            if value > MAX_INT64 // 10:
-                overflow = True
-            else:
-                grown = value * 10 + ord(text[at]) - 48
-                if grown > 1 << 63:
-                    overflow = True
-                else:
-                    value = grown
-                    scale *= 10
-        at += 1
-    return value, scale, text[at:]
-
-
-def parse_duration(text: str) -> int:
-    """Nanoseconds in ``text``, exactly as ``time.ParseDuration`` reads it: an optional
-    sign, then numbers with an optional fraction, each followed by a unit (``ns``,
-    ``us``/``µs``/``μs``, ``ms``, ``s``, ``m``, ``h``); ``0`` alone is zero. The value must
-    fit an int64. Raises :class:`GoSyntaxError` with Go's message."""
-    invalid = GoSyntaxError("time: invalid duration " + quote(text))
-    rest = text
-    negative = False
-    if rest[:1] in ("-", "+"):
-        negative = rest[0] == "-"
-        rest = rest[1:]
-    if rest == "0":
-        return 0
-    if not rest:
-        raise invalid
-    total = 0
-    while rest:
-        if not (rest[0] == "." or _is_digit(rest[0])):
-            raise invalid
-        before = len(rest)
-        leading = _leading_int(rest)
-        if leading is None:
-            raise invalid
-        whole, rest = leading
-        has_whole = before != len(rest)
-        fraction, scale, has_fraction = 0, 1.0, False
-        if rest[:1] == ".":
-            rest = rest[1:]
-            before = len(rest)
-            fraction, scale, rest = _leading_fraction(rest)
-            has_fraction = before != len(rest)
-        if not has_whole and not has_fraction:
-            raise invalid
-        end = 0
-        while end < len(rest) and not (rest[end] == "." or _is_digit(rest[end])):
-            end += 1
-        if end == 0:
-            raise GoSyntaxError("time: missing unit in duration " + quote(text))
-        unit_name, rest = rest[:end], rest[end:]
-        unit = _UNIT_NS.get(unit_name)
-        if unit is None:
-            raise GoSyntaxError(
-                "time: unknown unit " + quote(unit_name) + " in duration " + quote(text)
-            )
-        if whole > (1 << 63) // unit:
-            raise invalid
-        whole *= unit
-        if fraction > 0:
-            # Go adds the fraction through float64, truncated toward zero.
-            whole += int(float(fraction) * (float(unit) / scale))
-            if whole > 1 << 63:
-                raise invalid
-        total += whole
-        if total > 1 << 63:
-            raise invalid
-    if negative:
-        return -total
-    if total > MAX_INT64:
-        raise invalid
-    return total
 
 
 # --- time.Parse(time.RFC3339, ...) ----------------------------------------------------

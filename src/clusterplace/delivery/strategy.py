@@ -17,7 +17,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from clusterplace.delivery.gostd import MAX_INT64, GoSyntaxError, parse_duration, parse_float
+from clusterplace.delivery.gostd import MAX_INT64, GoSyntaxError, parse_float
+from clusterplace.durations import DurationError, parse_duration_ns
 from clusterplace.errors import ClusterplaceError
 
 __all__ = [
@@ -171,8 +172,8 @@ def _duration(value: object, where: str) -> int:
             raise RolloutStrategyError(f'{where}: time: invalid duration ""')
         raise RolloutStrategyError(f"{where}: cannot decode {_json_type(value)} as a duration")
     try:
-        return parse_duration(value)
-    except GoSyntaxError as err:
+        return parse_duration_ns(value)
+    except DurationError as err:
         raise RolloutStrategyError(f"{where}: {err}") from None
 
 
@@ -251,8 +252,8 @@ def parse_timeout(text: str) -> int:
     if _TIMEOUT_PATTERN.search(text) is None:
         raise RolloutStrategyError("invalid timeout format")
     try:
-        return parse_duration(text)
-    except GoSyntaxError as err:
+        return parse_duration_ns(text)
+    except DurationError as err:
         raise RolloutStrategyError(str(err)) from None
 
 
