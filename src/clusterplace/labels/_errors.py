@@ -1,3 +1,5 @@
+"""The error every label-selector problem raises, with the parser's position."""
+
 from __future__ import annotations
 
 from clusterplace.errors import ClusterplaceError
