@@ -16,6 +16,19 @@ NOW = datetime(2026, 11, 22, 12, tzinfo=UTC)
 TEST_HOSTS = HostRule(frozenset({"testserver", "localhost"}), 80)
 
 
+ROLLOUT_NOW = datetime(2026, 6, 1, 12, tzinfo=UTC)
+
+
+def rollout_explorer() -> Explorer:
+    """Three ManifestWorkReplicaSets over one placement (tests/data/rollout), at 12:00:
+    a group soaking, a full window, and a work that reports no Progressing."""
+    source = FleetSource(
+        load=lambda: load_fleet(expand_sources(["tests/data/rollout"])),
+        label="-f tests/data/rollout",
+    )
+    return Explorer(source, ROLLOUT_NOW)
+
+
 def example_explorer() -> Explorer:
     source = FleetSource(
         load=lambda: load_fleet(expand_sources(["examples/fleet"])), label="-f examples/fleet"
