@@ -27,6 +27,7 @@ from tests.support.explorer import NOW, TEST_HOSTS, example_explorer
         ("/what-if", 'id="edit-form"'),
         ("/modules", 'id="module-matrix"'),
         ("/live", 'id="live-events"'),
+        ("/rollouts", "This fleet has no ManifestWorkReplicaSet."),
     ],
 )
 def test_pages_render(client: TestClient, path: str, text: str) -> None:

@@ -1,6 +1,7 @@
 """End to end in Debian's chromium (Playwright, sync API): the example fleet, a
 placement, why-not on a rejected cluster, a what-if label toggle, the heatmap, and the
 Live page following a hub's events.
+The Rollouts view is read at 800 px wide: nothing may overflow sideways.
 Screenshots go to $CLUSTERPLACE_SCREENSHOTS (``docs/explorer`` refreshes the docs' own;
 default: a folder in the system's temporary folder, so a test run leaves the work tree
 alone). A browser that cannot start fails the test."""
@@ -24,7 +25,7 @@ from playwright.sync_api import Browser, Page, expect, sync_playwright
 from clusterplace.errors import ClusterplaceError
 from clusterplace.web import Explorer, FleetSource, create_app, served_hosts
 from clusterplace.web.events import EventFeed
-from tests.support.explorer import NOW, example_explorer
+from tests.support.explorer import NOW, example_explorer, rollout_explorer
 
 CHROMIUM = "/usr/bin/chromium"
 SHOTS = Path(
@@ -77,9 +78,9 @@ def page(browser: Browser) -> Iterator[Page]:
     context.close()
 
 
-def shot(page: Page, name: str) -> None:
+def shot(page: Page, name: str, *, full_page: bool = False) -> None:
     SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / f"{name}.png"))
+    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=full_page)
 
 
 def test_fleet_view_filters_by_selector(page: Page, base_url: str) -> None:
@@ -176,3 +177,50 @@ def test_live_page_shows_events_as_they_come_and_says_when_it_cannot(page: Page)
         expect(page.locator("#live-problem")).to_contain_text("forbidden: cannot list events")
         expect(rows).to_have_count(2)  # what was shown stays
         shot(page, "live-problem")
+
+
+def test_rollouts_page_fits_800px_and_says_why_clusters_wait(browser: Browser) -> None:
+    context = browser.new_context(viewport={"width": 800, "height": 900})
+    page = context.new_page()
+    try:
+        with serving(rollout_explorer()) as url:
+            page.goto(url + "/")
+            page.click("header nav >> text=Rollouts")
+            expect(page.locator("h1")).to_have_text("Rollouts")
+            expect(page.locator("section.rollout")).to_have_count(3)
+            api = page.locator('section[data-rollout="apps/api"]')
+            expect(api.locator('li.cluster[data-cluster="eu2"]')).to_contain_text(
+                "✓ Succeeded, soaking"
+            )
+            expect(api.locator('li.cluster[data-cluster="us1"]')).to_contain_text("… waits")
+            expect(api.locator(".why")).to_contain_text(
+                "the window is full: maxConcurrency 2 lets 2 of 5 clusters roll at once"
+            )
+            expect(api.locator(".recheck")).to_contain_text("2026-06-01T12:02:30Z")
+            web = page.locator('section[data-rollout="apps/web"]')
+            expect(web.locator(".lane")).to_have_count(3)
+            expect(web.locator(".why")).to_contain_text(
+                "the previous group canary (index 0) is not done"
+            )
+            jobs = page.locator('section[data-rollout="apps/jobs"]')
+            expect(jobs.locator(".why").first).to_contain_text("conditionRule for Progressing")
+            # The states differ in colour and say so in words too.
+            colours = page.evaluate(
+                """() => [...new Set([...document.querySelectorAll('li.cluster')]
+                    .map((li) => getComputedStyle(li).borderLeftColor))].length"""
+            )
+            assert colours >= 4
+            wider = page.evaluate(
+                """() => document.documentElement.scrollWidth
+                    - document.documentElement.clientWidth"""
+            )
+            assert wider <= 0, f"the page overflows sideways by {wider}px"
+            sticking_out = page.evaluate(
+                """() => [...document.querySelectorAll('main *')]
+                    .filter((e) => e.getBoundingClientRect().right > window.innerWidth + 0.5)
+                    .map((e) => e.tagName + '.' + e.className).slice(0, 5)"""
+            )
+            assert sticking_out == []
+            shot(page, "rollouts", full_page=True)
+    finally:
+        context.close()

@@ -24,7 +24,16 @@ from clusterplace.web import Explorer, FleetSource, HostRule
 from tests.support.cli import CLI_ENV, command
 from tests.support.paths import ROOT
 
-__all__ = ["NOW", "STARTED", "TEST_HOSTS", "Served", "example_explorer", "serving"]
+__all__ = [
+    "NOW",
+    "ROLLOUT_NOW",
+    "STARTED",
+    "TEST_HOSTS",
+    "Served",
+    "example_explorer",
+    "rollout_explorer",
+    "serving",
+]
 
 NOW = datetime(2026, 11, 22, 12, tzinfo=UTC)
 # The Host headers of the in-process test clients (Starlette's and schemathesis').
@@ -37,6 +46,19 @@ def example_explorer() -> Explorer:
         load=lambda: load_fleet(expand_sources(["examples/fleet"])), label="-f examples/fleet"
     )
     return Explorer(source, NOW, load_module("examples/my-platform"))
+
+
+ROLLOUT_NOW = datetime(2026, 6, 1, 12, tzinfo=UTC)
+
+
+def rollout_explorer() -> Explorer:
+    """Three ManifestWorkReplicaSets over one placement (tests/data/rollout), at 12:00:
+    a group soaking, a full window, and a work that reports no Progressing."""
+    source = FleetSource(
+        load=lambda: load_fleet(expand_sources([str(ROOT / "tests/data/rollout")])),
+        label="-f tests/data/rollout",
+    )
+    return Explorer(source, ROLLOUT_NOW)
 
 
 STARTED = re.compile(r"clusterplace explorer on http://(?P<host>[^/]+):(?P<port>\d+)/")

@@ -15,6 +15,7 @@ from clusterplace.cli._common import (
 )
 from clusterplace.cli._schedule_run import now_option, pick, run_schedule
 from clusterplace.cli.explain_replicas import explain_replicas
+from clusterplace.cli.explain_rollout import explain_rollout
 from clusterplace.cli.why_not import print_why_not
 from clusterplace.errors import InputError
 from clusterplace.outputs import format_table
@@ -34,10 +35,11 @@ def _scores(item: ClusterExplanation) -> str:
 
 @click.group()
 def explain() -> None:
-    """Explain scheduling decisions and replica divisions."""
+    """Explain placements, replica divisions and rollouts."""
 
 
 explain.add_command(explain_replicas)
+explain.add_command(explain_rollout)
 
 
 STAGES = (

@@ -38,7 +38,7 @@ COMMANDS = {
     ),
     "explain": (
         "clusterplace.cli.explain:explain",
-        "Explain scheduling decisions and replica divisions.",
+        "Explain placements, replica divisions and rollouts.",
     ),
     "describe": (
         "clusterplace.cli.explain:describe",

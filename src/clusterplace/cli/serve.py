@@ -6,13 +6,19 @@ import errno
 import os
 import socket
 import time
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 
-from clusterplace.cli._common import load_hub, now_option, warn, warn_unknown
+from clusterplace.cli._common import (
+    load_hub,
+    now_option_for,
+    parse_time_option,
+    warn,
+    warn_unknown,
+)
 from clusterplace.codecs import expand_sources, load_fleet
 from clusterplace.errors import InputError, shorten
 
@@ -77,7 +83,10 @@ def require_serve_extra() -> None:
     type=click.IntRange(0, 65535),
     help="Port to listen on.",
 )
-@now_option
+@now_option_for(
+    "The time to schedule and explain rollouts at (default: now; rollouts then follow the clock).",
+    callback=parse_time_option,
+)
 def serve(
     filenames: tuple[str, ...],
     recursive: bool,
@@ -88,7 +97,7 @@ def serve(
     module_dir: str | None,
     host: str,
     port: int,
-    now: datetime,
+    now: datetime | None,
 ) -> None:
     """Open the fleet explorer: clusters, placements (every cluster's fate, why not),
     a score heatmap, what-if, the hub's live events and a module's plan.
@@ -111,7 +120,8 @@ def serve(
     else:
         source = fleet_source(filenames, recursive, hub, out)
     module = load_module(module_dir) if module_dir is not None else None
-    explorer = Explorer(source, now, module, report=warn)
+    clock = None if now is not None else (lambda: datetime.now(UTC))
+    explorer = Explorer(source, now or datetime.now(UTC), module, report=warn, clock=clock)
     warn_unknown(explorer.run.fleet.unknown)
     sock = listen(host, port)  # before saying where: a port in use is an error, exit 1
     bound, port = sock.getsockname()[:2]
@@ -186,6 +196,7 @@ def fleet_source(
         version=lambda: _tree_version(root, out_dir),
         events=lambda offset: read_event_log(events_path, offset),
         label=f"--hub {hub}" + (f" --out {out}" if out is not None else ""),
+        hub=True,
     )
 
 
@@ -210,6 +221,7 @@ def kube_source(kubeconfig: Path, context: str | None) -> FleetSource:
         version=lambda: int(time.monotonic() // KUBE_RELIST_S),
         events=feed.after,
         label=f"--kubeconfig {kubeconfig}" + (f" --context {context}" if context else ""),
+        hub=True,
     )
 
 

@@ -36,6 +36,7 @@ from clusterplace.scheduling import Event
 
 __all__ = ["DeliveryReconciler", "DeliveryState", "DeliveryStats", "WorkSink"]
 
+RESYNC = 1800.0  # seconds: upstream's informer resync, as its longest requeue
 DELIVERY_KINDS = (ManifestWorkReplicaSet, ManifestWork, Placement, PlacementDecision)
 
 
@@ -379,15 +380,22 @@ class DeliveryReconciler:
 
     async def run(self, stop: asyncio.Event) -> None:
         """Sync until ``stop`` is set: whenever a change, a delayed key or a recheck
-        time comes."""
+        time comes, and every MWRS again each :data:`RESYNC` seconds (upstream's
+        informer resync, which stands in for a recheck 30 minutes or more away)."""
+        last_resync = self.queue.clock()
         while not stop.is_set():
             synced = await self.drain(stop)
             if synced:
                 self.log(f"synced {synced} ManifestWorkReplicaSets: {self.stats.writes} writes")
+            if self.queue.clock() - last_resync >= RESYNC:
+                last_resync = self.queue.clock()
+                self.enqueue_all()
             self.wake.clear()
             if len(self.queue):
                 continue
-            timeout = self.queue.next_due()
+            due = self.queue.next_due()
+            until_resync = max(0.0, last_resync + RESYNC - self.queue.clock())
+            timeout = until_resync if due is None else min(due, until_resync)
             wake = asyncio.create_task(self.wake.wait())
             stopped = asyncio.create_task(stop.wait())
             try:

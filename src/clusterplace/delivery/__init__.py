@@ -8,8 +8,16 @@ docs/semantics.md, "Rollouts".
 
 ``plan_replica_set`` plans one sync of a ManifestWorkReplicaSet, the rollout's consumer:
 which ManifestWorks to write and delete, and the status (docs/semantics.md, "Delivery").
+``explain_rollout`` reads such a plan back as words: every cluster's state, and why each
+waiting cluster waits.
 """
 
+from clusterplace.delivery.explain import (
+    RolloutExplanation,
+    UnknownReplicaSetError,
+    explain_fleet_rollout,
+    explain_rollout,
+)
 from clusterplace.delivery.groups import GroupKey
 from clusterplace.delivery.replicaset import (
     HALTED,
@@ -41,12 +49,16 @@ __all__ = [
     "GroupKey",
     "PlacementRollout",
     "ReplicaSetPlan",
+    "RolloutExplanation",
     "RolloutInputError",
     "RolloutResult",
     "RolloutStatus",
     "RolloutStrategyError",
+    "UnknownReplicaSetError",
     "decision_pages",
     "desired_work",
+    "explain_fleet_rollout",
+    "explain_rollout",
     "plan_replica_set",
     "plan_rollout",
     "rollout_status",

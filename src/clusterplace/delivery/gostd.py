@@ -1,12 +1,13 @@
 """The pieces of Go's standard library whose exact behaviour the rollout planner inherits.
 
 OCM's rollout code is Go, so its answers depend on how Go parses a duration
-(``time.ParseDuration``: :mod:`clusterplace.durations`, which every layer shares), a timestamp (``time.Parse`` with ``time.RFC3339``), a percentage
-(``strconv.ParseFloat``) and a decision-group index label (``strconv.Atoi``), and on how
-``sort.Slice`` orders equal elements (it is not stable). Each function here reproduces
-one of them, written from the Go definitions; times and durations are whole nanoseconds
-(Go's ``time.Duration`` and the nanosecond resolution of ``time.Time``), so no rounding
-creeps in before upstream's own arithmetic.
+(``time.ParseDuration``: :mod:`clusterplace.durations`, which every layer shares), a
+timestamp (``time.Parse`` with ``time.RFC3339``), a percentage (``strconv.ParseFloat``)
+and a decision-group index label (``strconv.Atoi``), and on how ``sort.Slice`` orders
+equal elements (it is not stable). Each function here reproduces one of them, written
+from the Go definitions; times and durations are whole nanoseconds (Go's
+``time.Duration`` and the nanosecond resolution of ``time.Time``), so no rounding creeps
+in before upstream's own arithmetic.
 """
 
 from __future__ import annotations

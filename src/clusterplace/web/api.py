@@ -9,6 +9,7 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field, StringConstraints
 
+from clusterplace.delivery.explain import UnknownReplicaSetError, timestamp
 from clusterplace.errors import ClusterplaceError, shorten
 from clusterplace.labels import SelectorError, parse
 from clusterplace.outputs.dumpers import dump_yaml_stream
@@ -220,6 +221,34 @@ def live(request: Request, since: int = Query(0, ge=0, le=2**62)) -> Any:
         "placements": placement_rows(state),
         "hubProblem": state.problem,
     }
+
+
+@router.get(
+    "/rollouts",
+    summary="Every ManifestWorkReplicaSet's rollout: states, why clusters wait (explain rollout)",
+)
+def rollouts(request: Request) -> Any:
+    state = explorer(request)
+    now = state.rollout_time()
+    return {
+        "now": timestamp(now),
+        "rollouts": [r.to_dict() for r in state.rollouts(now)],
+        "hubProblem": state.problem,
+    }
+
+
+@router.get(
+    "/rollouts/{namespace}/{name}",
+    responses=ERRORS,
+    summary="One ManifestWorkReplicaSet's rollout (explain rollout -o json)",
+)
+def rollout(request: Request, namespace: str, name: str) -> Any:
+    state = explorer(request)
+    try:
+        found = state.rollout(namespace, name, state.rollout_time())
+    except UnknownReplicaSetError as err:
+        return problem(404, str(err))
+    return {**found.to_dict(), "hubProblem": state.problem}
 
 
 @router.get("/modules", responses=ERRORS, summary="The defkit plan matrix (with --module)")

@@ -4,6 +4,7 @@ request that is not a plain read."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -13,9 +14,11 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
+from markupsafe import Markup, escape
 from starlette.middleware.base import BaseHTTPMiddleware, RequestResponseEndpoint
 
 from clusterplace import __version__
+from clusterplace.delivery.explain import timestamp
 from clusterplace.errors import shorten
 from clusterplace.labels import SelectorError
 from clusterplace.web.api import cluster_rows, explorer, placement_rows, router
@@ -25,6 +28,33 @@ from clusterplace.web.state import Explorer
 __all__ = ["create_app"]
 
 HERE = Path(__file__).parent
+# A rollout state is shown with a symbol and its name, never by its colour alone.
+STATE_SYMBOLS = {
+    "ToApply": "→",
+    "Progressing": "◐",
+    "Succeeded": "✓",
+    "Failed": "✗",
+    "TimeOut": "✗",
+    "outdated": "↻",
+    "not started": "○",
+    "removed": "−",
+}
+_TIMES = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z")
+
+
+def _unbroken_times(text: str) -> Markup:
+    """Text with its RFC 3339 times kept on one line (a narrow lane breaks lines at
+    spaces, not inside a time)."""
+    escaped = str(escape(text))
+    return Markup(_TIMES.sub(lambda m: f'<span class="nowrap">{m.group(0)}</span>', escaped))
+
+
+def _condition_good(kind: str, status: str) -> bool:
+    """Whether a ManifestWorkReplicaSet condition says all is well (RolloutHalted says
+    so when it is False)."""
+    return (status == "True") != (kind == "RolloutHalted")
+
+
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 
@@ -88,6 +118,8 @@ def create_app(state: Explorer, *, hosts: HostRule, max_body: int = MAX_BODY_BYT
     app.include_router(router)
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
     templates = Jinja2Templates(directory=HERE / "templates")
+    templates.env.filters["times"] = _unbroken_times
+    templates.env.tests["good_condition"] = lambda c: _condition_good(c[0], c[1])
 
     def page(
         request: Request, template: str, status_code: int = 200, **context: Any
@@ -153,6 +185,19 @@ def create_app(state: Explorer, *, hosts: HostRule, max_body: int = MAX_BODY_BYT
             "what_if.html",
             clusters=sorted(current.run.fleet.clusters),
             placements=[f"{ns}/{n}" for ns, n in sorted(current.run.fleet.placements)],
+        )
+
+    @app.get("/rollouts", response_class=HTMLResponse, include_in_schema=False)
+    def rollouts_page(request: Request) -> HTMLResponse:
+        current = explorer(request)
+        now = current.rollout_time()
+        return page(
+            request,
+            "rollouts.html",
+            rollouts=current.rollouts(now),
+            now=timestamp(now),
+            timestamp=timestamp,
+            symbols=STATE_SYMBOLS,
         )
 
     @app.get("/live", response_class=HTMLResponse, include_in_schema=False)

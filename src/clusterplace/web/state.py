@@ -10,6 +10,12 @@ from datetime import datetime
 
 from clusterplace.api import AddOnPlacementScore, Fleet, ManagedCluster
 from clusterplace.defkit.module import Module
+from clusterplace.delivery.explain import (
+    RolloutExplanation,
+    Scheduled,
+    explain_fleet_rollout,
+    explain_fleet_rollouts,
+)
 from clusterplace.errors import ClusterplaceError
 from clusterplace.scheduling import IncrementalSchedule, PlacementResult
 from clusterplace.scheduling.explain import ClusterExplanation, explain
@@ -29,6 +35,7 @@ class FleetSource:
     version: Callable[[], object] = lambda: None
     events: EventReader | None = None  # a live hub's events after a cursor
     label: str = ""
+    hub: bool = False  # a hub's state: its PlacementDecisions are its controller's
 
 
 class Explorer:
@@ -45,9 +52,11 @@ class Explorer:
         now: datetime,
         module: Module | None = None,
         report: Callable[[str], None] = lambda _: None,
+        clock: Callable[[], datetime] | None = None,
     ):
         self.source = source
         self.now = now
+        self.clock = clock  # the time rollouts are explained at (default: ``now``)
         self.module = module
         self.report = report
         self.lock = threading.RLock()
@@ -110,6 +119,37 @@ class Explorer:
             if found is None:
                 found = self._explained[key] = explain(self.run.result.snapshot, result)
             return result, found
+
+    def rollout_time(self) -> datetime:
+        """The time rollouts are explained at: the clock's (a live hub's soaks end as
+        time goes), else the explorer's ``now``."""
+        return self.clock() if self.clock is not None else self.now
+
+    def rollouts(self, now: datetime) -> list[RolloutExplanation]:
+        """Every ManifestWorkReplicaSet's rollout at ``now``, as ``explain rollout``
+        tells it: a hub's own decisions, or (files) decisions scheduled where the files
+        hold none."""
+        with self.lock:
+            return explain_fleet_rollouts(self.run.fleet, now, self._scheduled())
+
+    def rollout(self, namespace: str, name: str, now: datetime) -> RolloutExplanation:
+        """One MWRS's rollout; raises UnknownReplicaSetError."""
+        with self.lock:
+            return explain_fleet_rollout(self.run.fleet, namespace, name, now, self._scheduled())
+
+    def _scheduled(self) -> Scheduled | None:
+        if self.source.hub:
+            return None
+        wanted = {
+            (mwrs.namespace, ref.name)
+            for mwrs in self.run.fleet.work_sets.values()
+            for ref in mwrs.spec.placement_refs
+        }
+        return {
+            key: (found.placement, found.decisions)
+            for key in sorted(wanted)
+            if (found := self.run.result.get(*key)) is not None
+        }
 
     def events_after(self, cursor: int) -> EventBatch:
         """The hub's events after ``cursor`` (none without a live hub)."""
