@@ -8,7 +8,9 @@ import json
 import shutil
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
+import pytest
 import yaml
 
 from tests.support.rollout_hub import T0, conditions, once, report, status, works, write_hub
@@ -142,3 +144,80 @@ def test_the_examples_rollout_starts_with_the_canary_group(tmp_path: Path) -> No
     once(hub, T0)
     folder = hub / ".clusterplace" / "manifestworks"
     assert sorted(p.name for p in folder.iterdir()) == ["aws-prod-euw1", "azure-prod-weu"]
+
+
+def _edit_mwrs(hub: Path, edit: Any) -> None:
+    docs = list(yaml.safe_load_all((hub / "hub.yaml").read_text()))
+    for doc in docs:
+        if doc["kind"] == "ManifestWorkReplicaSet":
+            edit(doc)
+    (hub / "hub.yaml").write_text(yaml.safe_dump_all(docs))
+
+
+def test_a_strategy_the_api_refuses_is_an_error_at_its_line(tmp_path: Path, run: Any) -> None:
+    hub = tmp_path / "hub"
+    write_hub(hub)
+    _edit_mwrs(hub, lambda d: d["spec"]["placementRefs"][0]["rolloutStrategy"].update(type="Fast"))
+    done = run("controller", "--hub", str(hub), "--once", "--now", T0)
+    assert done.code == 1
+    assert "hub.yaml:" in done.stderr and "rolloutStrategy.type" in done.stderr
+    assert works(hub) == {}
+
+
+def test_a_strategy_the_handler_refuses_writes_no_work(tmp_path: Path, run: Any) -> None:
+    hub = tmp_path / "hub"
+    write_hub(hub)
+    _edit_mwrs(
+        hub,
+        lambda d: d["spec"]["placementRefs"][0]["rolloutStrategy"]["progressivePerGroup"].update(
+            minSuccessTime="5x"
+        ),
+    )
+    done = run("controller", "--hub", str(hub), "--once", "--now", T0)
+    assert done.code == 1
+    assert 'time: unknown unit "x" in duration "5x"' in done.stderr
+    assert works(hub) == {}
+    assert conditions(hub)["PlacementVerified"][:2] == ("False", "PlacementDecisionEmpty")
+
+
+@pytest.mark.parametrize(
+    ("manifests", "message"),
+    [
+        ([], "Workload manifests should not be empty"),
+        (
+            [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"generateName": "x-"}}],
+            "name must be set in manifest",
+        ),
+        (
+            [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}}] * 2,
+            "duplicate manifest for resource /a with resource type v1.ConfigMap",
+        ),
+        (
+            [
+                {
+                    "apiVersion": "v1",
+                    "kind": "ConfigMap",
+                    "metadata": {"name": "big"},
+                    "data": {"blob": "x" * (600 * 1024)},
+                }
+            ],
+            "exceeds the 512000 limit",
+        ),
+    ],
+    ids=["empty", "no-name", "duplicate", "too-big"],
+)
+def test_an_invalid_template_writes_no_work(
+    tmp_path: Path, run: Any, manifests: list[Any], message: str
+) -> None:
+    hub = tmp_path / "hub"
+    write_hub(hub)
+    _edit_mwrs(
+        hub,
+        lambda d: d["spec"]["manifestWorkTemplate"]["workload"].update(manifests=manifests),
+    )
+    done = run("controller", "--hub", str(hub), "--once", "--now", T0)
+    assert done.code == 1 and message in done.stderr
+    assert works(hub) == {}
+    applied = conditions(hub)["ManifestworkApplied"]
+    assert applied[:2] == ("False", "NotAsExpected")
+    assert message in applied[2]
