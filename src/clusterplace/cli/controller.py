@@ -222,8 +222,7 @@ def controller(
     )
     if once:
         deliveries = (
-            f"; {_count(summary.work_sets, 'ManifestWorkReplicaSet')}: "
-            f"{summary.work_writes} writes"
+            f"; {_count(summary.work_sets, 'ManifestWorkReplicaSet')}: {summary.work_writes} writes"
             if summary.work_sets
             else ""
         )
