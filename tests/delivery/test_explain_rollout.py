@@ -18,7 +18,7 @@ from clusterplace.delivery.explain import (
     span,
     timestamp,
 )
-from tests.delivery._fleet import configmap, decision, placement, replica_set, work_for
+from tests.support.mwrs import configmap, decision, placement, replica_set, work_for
 
 NOW = datetime(2026, 1, 1, 0, 10, tzinfo=UTC)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from clusterplace.delivery import plan_replica_set
-from tests.delivery._fleet import (
+from tests.support.mwrs import (
     configmap,
     decision,
     placement,

@@ -110,7 +110,7 @@ def test_echoes_of_own_writes_are_synced_and_write_nothing(kubehub: KubeHub) -> 
     kubehub.placement("p", ONLY_PROD)
     kubehub.placement("q")
     controller = _start(kubehub)
-    wait_for(lambda: kubehub.emulator.watches() == 6, what="six watches")
+    wait_for(lambda: kubehub.emulator.watches() == 8, what="eight watches")
     wait_for(lambda: "synced" in controller.text().split("watching", 1)[1], what="echo syncs")
     writes = len(kubehub.writes())
     time.sleep(1.0)
@@ -142,7 +142,7 @@ def test_relist_after_410_picks_up_a_change_the_watch_missed(kubehub: KubeHub) -
         assert kubehub.decisions() == {"p-decision-1": ["c0"]}
         # A change with no watch event (lost to compaction), then history compacted and
         # the watches ended: only a relist can see it.
-        wait_for(lambda: kubehub.emulator.watches() == 6, what="six watches")
+        wait_for(lambda: kubehub.emulator.watches() == 8, what="eight watches")
         kubehub.emulator.set_silently(
             f"{OCM}/v1", "managedclusters", None, "c1", {"metadata": {"labels": PROD}}
         )
@@ -162,7 +162,7 @@ def test_an_ended_watch_resumes_from_its_version_without_a_relist(kubehub: KubeH
     kubehub.placement("p", ONLY_PROD)
     controller = _start(kubehub)
     try:
-        wait_for(lambda: kubehub.emulator.watches() == 6, what="six watches")
+        wait_for(lambda: kubehub.emulator.watches() == 8, what="eight watches")
         kubehub.emulator.end_watches()
         kubehub.patch("ManagedCluster", "c1", {"metadata": {"labels": PROD}})
         wait_for(lambda: kubehub.decisions() == {"p-decision-1": ["c0", "c1"]})
@@ -305,6 +305,9 @@ def test_endpoints(kubehub: KubeHub) -> None:
             'workqueue_retries_total{name="SchedulingController"}',
             'workqueue_unfinished_work_seconds{name="SchedulingController"}',
             'workqueue_longest_running_processor_seconds{name="SchedulingController"}',
+            'workqueue_depth{name="ManifestWorkReplicaSetController"} 0.0',
+            'workqueue_adds_total{name="ManifestWorkReplicaSetController"}',
+            'workqueue_retries_total{name="ManifestWorkReplicaSetController"}',
         ):
             assert name in metrics, name
         assert "_created" not in metrics

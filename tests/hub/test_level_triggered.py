@@ -38,7 +38,7 @@ ONLY_PROD = {"predicates": [{"requiredClusterSelector": {"labelSelector": {"matc
 def _start(kubehub: KubeHub) -> Controller:
     controller = Controller(kubehub)
     controller.wait_watching()
-    wait_for(lambda: kubehub.emulator.watches() == 6, what="six watches")
+    wait_for(lambda: kubehub.emulator.watches() == 8, what="eight watches")
     return controller
 
 

@@ -20,6 +20,13 @@ API server does them *as far as the controller relies on them*:
 - a watch from a resourceVersion replays later events, then streams live ones; after
   :meth:`HubEmulator.compact`, a watch from an older version gets an ERROR 410 event;
 - JSON merge patch (RFC 7386), PUT (replace), DELETE;
+- ``metadata.generateName`` on a create: the name is the prefix plus five random
+  characters, as the API server's name generator makes it;
+- OCM's objects (custom resources) get ``metadata.generation`` 1 at create, raised by
+  each write that changes anything but metadata and status;
+- finalizers: a DELETE of an object that has some sets ``deletionTimestamp`` (answered
+  with the object), and the write that leaves such an object without finalizers
+  deletes it;
 - a list pages with ``limit`` and ``continue`` and filters by equality
   ``fieldSelector`` s (``regarding.kind=Placement``);
 - :meth:`HubEmulator.forbid` answers 403 for one verb on one resource, as RBAC would;
@@ -44,6 +51,7 @@ import contextlib
 import copy
 import itertools
 import json
+import random
 import threading
 import uuid
 from collections.abc import AsyncIterator, Callable, Generator
@@ -68,7 +76,28 @@ _KINDS = {
     "addonplacementscores": "AddOnPlacementScore",
     "events": "Event",
     "leases": "Lease",
+    "manifestworkreplicasets": "ManifestWorkReplicaSet",
+    "manifestworks": "ManifestWork",
 }
+# apimachinery's name generator: five characters of this alphabet after the prefix,
+# which is cut to 58 characters.
+_NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
+_MAX_PREFIX = 58
+
+
+def _generated(prefix: str) -> str:
+    return prefix[:_MAX_PREFIX] + "".join(random.choice(_NAME_ALPHABET) for _ in range(5))
+
+
+def _versioned(gv: str) -> bool:
+    """Whether objects of this group keep ``metadata.generation`` (custom resources do;
+    of the built-in kinds the emulator stores, events and leases do not)."""
+    return "open-cluster-management.io/" in gv
+
+
+def _content(obj: dict[str, Any]) -> dict[str, Any]:
+    """What a generation counts: everything but metadata and status."""
+    return {k: v for k, v in obj.items() if k not in ("metadata", "status")}
 
 
 def merge(target: Any, patch: Any) -> Any:
@@ -245,10 +274,16 @@ class HubEmulator(kmock.KubernetesScaffold):
 
     def _create(self, request: kmock.Request, body: dict[str, Any]) -> dict[str, Any]:
         meta = body.get("metadata") or {}
+        if not meta.get("name") and meta.get("generateName"):
+            key = self._key(request, _generated(str(meta["generateName"])))
+            body = {**body, "metadata": {**meta, "name": key[3]}}
+            return self._insert(key, body)
         return self._insert(self._key(request, meta.get("name")), body)
 
     def _insert(self, key: ObjKey, body: dict[str, Any]) -> dict[str, Any]:
         meta = dict(body.get("metadata") or {})
+        if _versioned(key[0]):
+            meta["generation"] = 1
         if key in self._store:
             raise KubernetesError(
                 status=409,
@@ -304,17 +339,39 @@ class HubEmulator(kmock.KubernetesScaffold):
             for field in ("uid", "creationTimestamp", "namespace", "name"):
                 if field in current["metadata"]:
                     updated["metadata"][field] = current["metadata"][field]
+        for field in ("deletionTimestamp", "generation"):  # the server's, not the writer's
+            if field in current["metadata"]:
+                updated["metadata"][field] = current["metadata"][field]
+            else:
+                updated["metadata"].pop(field, None)
+        if _versioned(key[0]) and _content(updated) != _content(current):
+            updated["metadata"]["generation"] = int(current["metadata"].get("generation", 0)) + 1
         updated["metadata"] = {**updated["metadata"], "resourceVersion": self._next()}
+        if "deletionTimestamp" in updated["metadata"] and not updated["metadata"].get("finalizers"):
+            # The last finalizer is gone: the object is deleted with this write.
+            del self._store[key]
+            self._publish(key, "DELETED", updated)
+            return copy.deepcopy(updated)
         self._store[key] = updated
         self._publish(key, "MODIFIED", updated)
         return copy.deepcopy(updated)
 
     def _delete(self, request: kmock.Request) -> dict[str, Any]:
         key = self._key(request)
-        current = self._store.pop(key, None)
-        if current is None:
-            self._get(key)  # 404
-            raise AssertionError
+        current = self._get(key)  # 404
+        if current["metadata"].get("finalizers"):
+            # Finalizers keep it: marked for deletion (once), answered with the object.
+            if "deletionTimestamp" not in current["metadata"]:
+                meta = {
+                    **current["metadata"],
+                    "deletionTimestamp": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                    "deletionGracePeriodSeconds": 0,
+                    "resourceVersion": self._next(),
+                }
+                current = self._store[key] = {**current, "metadata": meta}
+                self._publish(key, "MODIFIED", current)
+            return copy.deepcopy(current)
+        del self._store[key]
         gone = {**current, "metadata": {**current["metadata"], "resourceVersion": self._next()}}
         self._publish(key, "DELETED", gone)
         return {"kind": "Status", "apiVersion": "v1", "status": "Success"}

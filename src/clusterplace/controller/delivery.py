@@ -5,7 +5,8 @@ Level-triggered like the placement reconciler beside it: a key is planned from t
 (:class:`DeliveryState`, written only by the hub's change stream), then written; the
 writes come back as changes. Triggers are upstream's: an MWRS changing; a ManifestWork
 carrying an MWRS's owner label; a PlacementDecision or Placement an MWRS refers to. A
-rollout's recheck time requeues its MWRS. See docs/controller.md, "Delivery".
+rollout's recheck time requeues its MWRS. See docs/semantics.md, "Delivery", and
+docs/controller.md, "ManifestWorkReplicaSets on a Kubernetes hub".
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from collections import defaultdict
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from clusterplace.api import (
     KubeObject,
@@ -39,6 +40,8 @@ __all__ = ["DeliveryReconciler", "DeliveryState", "DeliveryStats", "WorkSink"]
 RESYNC = 1800.0  # seconds: upstream's informer resync, as its longest requeue
 DELIVERY_KINDS = (ManifestWorkReplicaSet, ManifestWork, Placement, PlacementDecision)
 
+KubeObjectT = TypeVar("KubeObjectT", bound=KubeObject)
+
 
 class WorkSink(Protocol):
     """Writes ManifestWorks and MWRS statuses to a hub; each method completes its write
@@ -50,13 +53,22 @@ class WorkSink(Protocol):
         the controller deletes a gone MWRS's works itself."""
         ...
 
-    async def apply_work(self, current: ManifestWork | None, desired: ManifestWork) -> ManifestWork:
-        """Create ``desired``, or update ``current`` (as last seen) to its spec, labels
-        and annotations; the work's status is never touched. Returns the work as held."""
+    @property
+    def generates_names(self) -> bool:
+        """True when the hub names new works (an API server's ``generateName``, as
+        upstream creates them); otherwise a new work is named after its MWRS."""
         ...
 
-    async def delete_work(self, work: ManifestWork) -> None:
-        """Delete the work (already gone is fine)."""
+    async def apply_work(self, current: ManifestWork | None, desired: ManifestWork) -> ManifestWork:
+        """Create ``desired`` (named by the hub when it has no name, only a
+        ``generateName``), or update ``current`` (as last seen) to its spec, labels,
+        annotations and owner references; the work's status is never touched. Returns
+        the work as the hub now holds it (``current`` itself when nothing was written)."""
+        ...
+
+    async def delete_work(self, work: ManifestWork) -> ManifestWork | None:
+        """Delete the work (already gone is fine). Returns the work as the hub still
+        holds it while finalizers keep it (being deleted), else None."""
         ...
 
     async def set_finalizers(
@@ -103,6 +115,13 @@ def halt_events(
         for line in lines(after)
         if line not in known
     ]
+
+
+def _held(obj: KubeObject) -> KubeObject | None:
+    """What the hub holds after a write that returned ``obj``: nothing when it is being
+    deleted and no finalizer is left to keep it (the hub deletes it then)."""
+    meta = obj.metadata
+    return None if meta.deletion_timestamp is not None and not meta.finalizers else obj
 
 
 def _owner(work: ManifestWork) -> Key | None:
@@ -191,8 +210,11 @@ class DeliveryState:
         """The works carrying MWRS ``key``'s owner label, by (namespace, name)."""
         return [self.works[k] for k in sorted(self._owned.get(key, ()))]
 
-    def plan(self, key: Key, now: datetime, *, finalizers: bool) -> ReplicaSetPlan | None:
-        """Plan MWRS ``key`` from the cache (None when it is not there)."""
+    def plan(
+        self, key: Key, now: datetime, *, finalizers: bool, generate_names: bool = False
+    ) -> ReplicaSetPlan | None:
+        """Plan MWRS ``key`` from the cache (None when it is not there). With
+        ``generate_names``, a new work has no name: the hub names it."""
         mwrs = self.work_sets.get(key)
         if mwrs is None:
             return None
@@ -204,8 +226,19 @@ class DeliveryState:
             for n in names
         }
         return plan_replica_set(
-            mwrs, placements, decisions, self.owned(key), now, finalizers=finalizers
+            mwrs,
+            placements,
+            decisions,
+            self.owned(key),
+            now,
+            finalizers=finalizers,
+            name_for=_hub_names if generate_names else None,
         )
+
+
+def _hub_names(cluster: str, placement: str) -> str:
+    """No name: the hub names a new work (``generateName``)."""
+    return ""
 
 
 @dataclass
@@ -270,7 +303,12 @@ class DeliveryReconciler:
             return None
         now = self.now()
         try:
-            plan = self.state.plan(key, now, finalizers=self.sink.uses_finalizers)
+            plan = self.state.plan(
+                key,
+                now,
+                finalizers=self.sink.uses_finalizers,
+                generate_names=self.sink.generates_names,
+            )
             if plan is None:
                 await self._collect_garbage(key)
                 return None
@@ -302,23 +340,21 @@ class DeliveryReconciler:
 
     async def _write(self, key: Key, plan: ReplicaSetPlan) -> None:
         mwrs = self.state.work_sets[key]
+        # The works go first: an MWRS being deleted keeps its finalizer until every
+        # delete was made (a failed one retries the sync), as upstream's finalizer step.
+        for work in plan.deletes:
+            await self._delete(key, work)
         if plan.add_finalizer or plan.remove_finalizer:
             finalizers = [f for f in mwrs.metadata.finalizers or [] if f != MWRS_FINALIZER]
             if plan.add_finalizer:
                 finalizers.append(MWRS_FINALIZER)
             mwrs = await self._expect(key, mwrs, self.sink.set_finalizers(mwrs, finalizers))
-        for work in plan.deletes:
-            await self._delete(key, work)
         for desired in plan.applies:
-            current = self.state.works.get((desired.namespace, desired.name))
-            self.expectations.begin(key, desired)
-            try:
-                written = await self.sink.apply_work(current, desired)
-            except BaseException:
-                self.expectations.failed(key, desired)
-                raise
-            self.expectations.wrote(key, desired, written, self.queue.clock())
-            self.stats.writes += 1
+            if desired.name:
+                current = self.state.works.get((desired.namespace, desired.name))
+                await self._expect(key, desired, self.sink.apply_work(current, desired), current)
+            else:
+                await self._create_named_by_hub(key, desired)
         if plan.status is not None and plan.status != mwrs.status:
             before = mwrs.status
             mwrs = await self._expect(
@@ -331,27 +367,50 @@ class DeliveryReconciler:
     async def _expect(
         self,
         key: Key,
-        obj: ManifestWorkReplicaSet,
-        write: Awaitable[ManifestWorkReplicaSet],
-    ) -> ManifestWorkReplicaSet:
+        obj: KubeObjectT,
+        write: Awaitable[KubeObjectT],
+        current: KubeObject | None = None,
+    ) -> KubeObjectT:
+        """Write, expecting to see the object as written come back. Nothing to wait for
+        when nothing was written (the hub answered with ``current`` itself); an object
+        being deleted that the write left without finalizers is gone, and the watch
+        says so with its deletion."""
         self.expectations.begin(key, obj)
         try:
             written = await write
         except BaseException:
             self.expectations.failed(key, obj)
             raise
-        self.expectations.wrote(key, obj, written, self.queue.clock())
+        if current is not None and written == current:
+            self.expectations.failed(key, obj)  # no write: no echo to wait for
+            return written
+        self.expectations.wrote(key, obj, _held(written), self.queue.clock())
         self.stats.writes += 1
         return written
+
+    async def _create_named_by_hub(self, key: Key, desired: ManifestWork) -> None:
+        """Create a work the hub names (``generateName``). Its name is known only once
+        the create returns, so the expectation is keyed by the work as written; its echo
+        may have come meanwhile, and then the cache holds it already (under a name this
+        create chose, whatever version the cache holds came after the create)."""
+        written = await self.sink.apply_work(None, desired)
+        self.stats.writes += 1
+        if (written.namespace, written.name) in self.state.works:
+            return
+        self.expectations.begin(key, written)
+        self.expectations.wrote(key, written, written, self.queue.clock())
 
     async def _delete(self, key: Key, work: ManifestWork) -> None:
         self.expectations.begin(key, work)
         try:
-            await self.sink.delete_work(work)
+            held = await self.sink.delete_work(work)
         except BaseException:
             self.expectations.failed(key, work)
             raise
-        self.expectations.wrote(key, work, None, self.queue.clock())
+        if held is not None and held == work:
+            self.expectations.failed(key, work)  # being deleted already: nothing written
+            return
+        self.expectations.wrote(key, work, held, self.queue.clock())
         self.stats.writes += 1
 
     async def _collect_garbage(self, key: Key) -> None:
@@ -384,9 +443,11 @@ class DeliveryReconciler:
         informer resync, which stands in for a recheck 30 minutes or more away)."""
         last_resync = self.queue.clock()
         while not stop.is_set():
+            before = self.stats.writes
             synced = await self.drain(stop)
             if synced:
-                self.log(f"synced {synced} ManifestWorkReplicaSets: {self.stats.writes} writes")
+                writes = self.stats.writes - before
+                self.log(f"{synced} ManifestWorkReplicaSet syncs: {writes} writes")
             if self.queue.clock() - last_resync >= RESYNC:
                 last_resync = self.queue.clock()
                 self.enqueue_all()

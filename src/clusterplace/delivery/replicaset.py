@@ -76,7 +76,7 @@ class PlacementRollout:
 
 @dataclass(frozen=True)
 class ReplicaSetPlan:
-    """What one sync writes, in order: the finalizer change, the works to delete, the
+    """What one sync writes, in order: the works to delete, the finalizer change, the
     works to apply (create, or update to match), then ``status``. ``errors`` are the
     sync's failures (it is retried with backoff); ``requeue_after`` the earliest
     recheck a rollout asked for."""
@@ -142,7 +142,8 @@ def plan_replica_set(
     each placement's PlacementDecisions (by its name), ``works`` every ManifestWork that
     carries ``mwrs``'s owner label. ``name_for(cluster, placement)`` names a new work
     (default: the MWRS's name, as upstream named them before it asked the API server
-    for a generated name; a Kubernetes hub passes a name it generates). Without
+    for a generated name; ``""`` asks the hub to name it, with ``generateName``, as a
+    Kubernetes hub does). Without
     ``finalizers`` (a hub that has none, such as a folder), the finalizer steps are left
     out: the controller deletes a gone MWRS's works itself.
     """

@@ -115,13 +115,16 @@ def desired_work(
     mwrs: ManifestWorkReplicaSet, cluster: str, placement: str, name: str
 ) -> ManifestWork:
     """The work ``mwrs`` wants in ``cluster``'s namespace for ``placement``: its labels
-    are the MWRS's plus the owner and placement labels, its spec the template."""
+    are the MWRS's plus the owner and placement labels, its spec the template. An empty
+    ``name`` asks the hub to name it: ``generateName`` is the MWRS's name, as upstream
+    creates works (the API server appends a random suffix)."""
     labels = {**mwrs.labels, MWRS_LABEL: mwrs.owner_key, MWRS_PLACEMENT_LABEL: placement}
+    naming = {"name": name} if name else {"generateName": mwrs.name}
     return ManifestWork.model_validate(
         {
             "apiVersion": f"{WORK_GROUP}/v1",
             "kind": "ManifestWork",
-            "metadata": {"name": name, "namespace": cluster, "labels": labels},
+            "metadata": {**naming, "namespace": cluster, "labels": labels},
             "spec": mwrs.spec.manifest_work_template.model_dump(
                 mode="json", by_alias=True, exclude_none=True
             ),

@@ -146,6 +146,11 @@ class DirectorySink:
         """A folder has no finalizers: the controller deletes a gone MWRS's works."""
         return False
 
+    @property
+    def generates_names(self) -> bool:
+        """A folder names nothing: a new work is named after its MWRS."""
+        return False
+
     async def apply_work(self, current: ManifestWork | None, desired: ManifestWork) -> ManifestWork:
         key = (desired.namespace, desired.name)
         path = self.layout.work(*key)
@@ -170,7 +175,7 @@ class DirectorySink:
         self.publish([ObjectChange(old, new)])
         return new
 
-    async def delete_work(self, work: ManifestWork) -> None:
+    async def delete_work(self, work: ManifestWork) -> ManifestWork | None:
         key = (work.namespace, work.name)
         path = self.layout.work(*key)
         old = self.store.works.get(key)
@@ -182,6 +187,7 @@ class DirectorySink:
         self.store.works.pop(key, None)
         if old is not None:
             self.publish([ObjectChange(old, None)])
+        return None
 
     async def set_finalizers(
         self, current: ManifestWorkReplicaSet, finalizers: list[str]

@@ -14,7 +14,7 @@ from typing import Any
 from clusterplace.api import KubeObject
 from clusterplace.errors import ClusterplaceError, shorten
 from clusterplace.hub.kubernetes.api import HubApi, connect
-from clusterplace.hub.kubernetes.resources import EVENTS, EXPLORER, OCM, WATCHED
+from clusterplace.hub.kubernetes.resources import EVENTS, EXPLORER, OCM, PLACEMENT_WATCHED
 from clusterplace.hub.kubernetes.run import KubeOptions
 from clusterplace.hub.kubernetes.source import decode_object
 
@@ -48,7 +48,7 @@ async def _explorer_api(options: KubeOptions) -> AsyncIterator[HubApi]:
 async def _list(options: KubeOptions, report: Callable[[str], None]) -> list[KubeObject]:
     async with _explorer_api(options) as api:
         objects: list[KubeObject] = []
-        for resource in WATCHED:
+        for resource in PLACEMENT_WATCHED:
             listing = await api.list(resource, timeout=LIST_TIMEOUT_S)
             items = listing.get("items") or []
             if not isinstance(items, list):

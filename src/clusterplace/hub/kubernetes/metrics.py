@@ -3,14 +3,15 @@
 - ``scheduling_scheduling_duration_seconds`` and ``scheduling_bind_duration_seconds``
   (``controllers/metrics/metrics.go``: label ``name="placement_scheduling"``, buckets
   1e-6 x 10, ten of them);
-- client-go's workqueue metrics for the queue ``SchedulingController``;
+- client-go's workqueue metrics for the queues ``SchedulingController`` (placements)
+  and ``ManifestWorkReplicaSetController`` (upstream's MWRS controller's queue name);
 - client-go's ``leader_election_master_status``;
 - and ours, ``clusterplace_*``: relists, objects skipped as invalid, 409s retried.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 
 from prometheus_client import (
     CollectorRegistry,
@@ -23,11 +24,13 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metri
 from prometheus_client.registry import Collector
 
 from clusterplace.controller import WorkQueue
+from clusterplace.controller.queue import QueueMetrics
 
-__all__ = ["ControllerMetrics", "exponential_buckets"]
+__all__ = ["DELIVERY_QUEUE", "ControllerMetrics", "exponential_buckets"]
 
 SCHEDULING = "placement_scheduling"
 QUEUE = "SchedulingController"
+DELIVERY_QUEUE = "ManifestWorkReplicaSetController"
 
 
 def exponential_buckets(start: float, factor: float, count: int) -> list[float]:
@@ -68,27 +71,28 @@ class ControllerMetrics:
             "Total number of adds handled by workqueue",
             ["name"],
             registry=self.registry,
-        ).labels(name=QUEUE)
+        )
         self._latency = Histogram(
             "workqueue_queue_duration_seconds",
             "How long in seconds an item stays in workqueue before being requested.",
             ["name"],
             buckets=latency,
             registry=self.registry,
-        ).labels(name=QUEUE)
+        )
         self._work = Histogram(
             "workqueue_work_duration_seconds",
             "How long in seconds processing an item from workqueue takes.",
             ["name"],
             buckets=latency,
             registry=self.registry,
-        ).labels(name=QUEUE)
+        )
         self._retries = Counter(
             "workqueue_retries",
             "Total number of retries handled by workqueue",
             ["name"],
             registry=self.registry,
-        ).labels(name=QUEUE)
+        )
+        self._scheduling_queue = self.queue(QUEUE)
         self.leader = Gauge(
             "leader_election_master_status",
             "Gauge of if the reporting system is master of the relevant lease, 0 indicates "
@@ -105,7 +109,49 @@ class ControllerMetrics:
     def bound(self, seconds: float) -> None:
         self._bind.observe(seconds)
 
-    # -- QueueMetrics ------------------------------------------------------------------
+    # -- QueueMetrics (the placement queue's) ---------------------------------------------
+
+    def added(self) -> None:
+        self._scheduling_queue.added()
+
+    def started(self, waited: float) -> None:
+        self._scheduling_queue.started(waited)
+
+    def finished(self, worked: float) -> None:
+        self._scheduling_queue.finished(worked)
+
+    def retried(self) -> None:
+        self._scheduling_queue.retried()
+
+    def queue(self, name: str) -> QueueMetrics:
+        """The QueueMetrics of the work queue ``name`` (client-go's queue name label)."""
+        return _QueueMetrics(
+            self._adds.labels(name=name),
+            self._latency.labels(name=name),
+            self._work.labels(name=name),
+            self._retries.labels(name=name),
+        )
+
+    # -- read at scrape time -----------------------------------------------------------
+
+    def watch(
+        self,
+        queue: WorkQueue[tuple[str, str]],
+        hub: Callable[[], dict[str, int]],
+        more: Mapping[str, WorkQueue[tuple[str, str]]] | None = None,
+    ) -> None:
+        """Export the queues' gauges (the placement queue's, and ``more`` by name) and
+        the hub's counters, read when scraped."""
+        self.registry.register(_Live({QUEUE: queue, **(more or {})}, hub))
+
+
+class _QueueMetrics:
+    """One queue's series of the workqueue metric families."""
+
+    def __init__(
+        self, adds: Counter, latency: Histogram, work: Histogram, retries: Counter
+    ) -> None:
+        self._adds, self._latency, self._work, self._retries = adds, latency, work, retries
 
     def added(self) -> None:
         self._adds.inc()
@@ -119,39 +165,36 @@ class ControllerMetrics:
     def retried(self) -> None:
         self._retries.inc()
 
-    # -- read at scrape time -----------------------------------------------------------
-
-    def watch(self, queue: WorkQueue[tuple[str, str]], hub: Callable[[], dict[str, int]]) -> None:
-        """Export the queue's gauges and the hub's counters (read when scraped)."""
-        self.registry.register(_Live(queue, hub))
-
 
 class _Live(Collector):
     def __init__(
-        self, queue: WorkQueue[tuple[str, str]], hub: Callable[[], dict[str, int]]
+        self,
+        queues: Mapping[str, WorkQueue[tuple[str, str]]],
+        hub: Callable[[], dict[str, int]],
     ) -> None:
-        self.queue = queue
+        self.queues = queues
         self.hub = hub
 
     def collect(self) -> Iterator[Metric]:
         depth = GaugeMetricFamily("workqueue_depth", "Current depth of workqueue", labels=["name"])
-        depth.add_metric([QUEUE], len(self.queue))
-        yield depth
-        running = self.queue.running_for()
         unfinished = GaugeMetricFamily(
             "workqueue_unfinished_work_seconds",
             "How many seconds of work has done that is in progress and hasn't been "
             "observed by work_duration. Large values indicate stuck threads.",
             labels=["name"],
         )
-        unfinished.add_metric([QUEUE], sum(running))
-        yield unfinished
         longest = GaugeMetricFamily(
             "workqueue_longest_running_processor_seconds",
             "How many seconds has the longest running processor for workqueue been running.",
             labels=["name"],
         )
-        longest.add_metric([QUEUE], max(running, default=0.0))
+        for name, queue in self.queues.items():
+            depth.add_metric([name], len(queue))
+            running = queue.running_for()
+            unfinished.add_metric([name], sum(running))
+            longest.add_metric([name], max(running, default=0.0))
+        yield depth
+        yield unfinished
         yield longest
         counters = self.hub()
         for name, help_text in (

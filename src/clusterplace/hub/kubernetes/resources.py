@@ -19,6 +19,7 @@ __all__ = [
     "CONTROLLER",
     "DECISIONS",
     "DECISIONS_STATUS",
+    "DELIVERY_WATCHED",
     "EVENTS",
     "EXPLORER",
     "LEASES",
@@ -26,14 +27,19 @@ __all__ = [
     "PLACEMENTS",
     "PLACEMENTS_FINALIZERS",
     "PLACEMENTS_STATUS",
+    "PLACEMENT_WATCHED",
     "SET_BINDINGS",
     "WATCHED",
+    "WORKS",
+    "WORK_SETS",
+    "WORK_SETS_STATUS",
     "ApiResource",
     "Permission",
     "Role",
 ]
 
 OCM = "cluster.open-cluster-management.io"
+WORK = "work.open-cluster-management.io"
 
 
 @dataclass(frozen=True)
@@ -88,8 +94,19 @@ DECISIONS_STATUS = ApiResource(
 EVENTS = ApiResource("events.k8s.io", "v1", "events", "Event", True)
 LEASES = ApiResource("coordination.k8s.io", "v1", "leases", "Lease", True)
 
-# What is watched, in the order it is listed at start (upstream's informers, manager.go).
-WATCHED = (CLUSTERS, CLUSTER_SETS, SET_BINDINGS, PLACEMENTS, DECISIONS, ADDON_SCORES)
+WORK_SETS = ApiResource(WORK, "v1alpha1", "manifestworkreplicasets", "ManifestWorkReplicaSet", True)
+WORK_SETS_STATUS = ApiResource(
+    WORK, "v1alpha1", "manifestworkreplicasets/status", "ManifestWorkReplicaSet", True
+)
+WORKS = ApiResource(WORK, "v1", "manifestworks", "ManifestWork", True)
+
+# What is watched, in the order it is listed at start: the placement controller's
+# inputs (upstream's informers, manager.go), then the ManifestWorkReplicaSet
+# controller's own (its MWRSs and every ManifestWork; it shares the Placements and
+# PlacementDecisions).
+PLACEMENT_WATCHED = (CLUSTERS, CLUSTER_SETS, SET_BINDINGS, PLACEMENTS, DECISIONS, ADDON_SCORES)
+DELIVERY_WATCHED = (WORK_SETS, WORKS)
+WATCHED = PLACEMENT_WATCHED + DELIVERY_WATCHED
 
 
 @dataclass(frozen=True)
@@ -123,15 +140,32 @@ PERMISSIONS = (
     ),
     Permission(DECISIONS_STATUS, ("patch",), "cluster", "the decisions"),
     Permission(EVENTS, ("create",), "cluster", "events in each placement's namespace"),
+    # The ManifestWorkReplicaSet controller. Its finalizer is added and removed with a
+    # JSON merge patch of metadata.finalizers carrying the uid and resourceVersion
+    # (upstream adds it with an update: a patch changes nothing else of the object).
+    Permission(
+        WORK_SETS,
+        ("get", "list", "patch", "watch"),
+        "cluster",
+        "watched; finalizer patched; re-read on conflict",
+    ),
+    Permission(WORK_SETS_STATUS, ("patch",), "cluster", "the ManifestWorkReplicaSet status"),
+    Permission(
+        WORKS,
+        ("create", "delete", "get", "list", "patch", "watch"),
+        "cluster",
+        "watched; written in each cluster's namespace; re-read on conflict",
+    ),
     # Leader election (kubernetes.aio.leaderelection's LeaseLock: read, create, replace).
     Permission(LEASES, ("create", "get", "update"), "namespace", "leader election"),
 )
 
 
 # What ``clusterplace serve --kubeconfig`` lists: the inputs and outputs it schedules
-# again, and the placements' events for its Live page. Read-only: list, nothing else.
+# again, and the placements' events for its Live page. Read-only: list, nothing else
+# (it shows placements, not deliveries: no works or MWRSs).
 EXPLORER_PERMISSIONS = (
-    *(Permission(resource, ("list",), "cluster", "listed") for resource in WATCHED),
+    *(Permission(resource, ("list",), "cluster", "listed") for resource in PLACEMENT_WATCHED),
     Permission(EVENTS, ("list",), "cluster", "the Live page's placement events"),
 )
 

@@ -1,10 +1,13 @@
-"""``clusterplace controller --kubeconfig``: the placement controller on a Kubernetes hub.
+"""``clusterplace controller --kubeconfig``: the placement controller, and the
+ManifestWorkReplicaSet controller beside it, on a Kubernetes hub.
 
 Every replica serves the HTTP endpoints and stands by for the Lease; the one holding it
-lists every watched resource, syncs every placement once (then ``/readyz`` is ready),
-and keeps syncing as the watches report changes, until SIGTERM or SIGINT: the sync in
-progress finishes, the lease is released, and the process exits 0. A lost lease exits 1
-(another replica may be acting). A 403 exits 1 with the RBAC rule to add.
+lists every watched resource, syncs every placement once, then every
+ManifestWorkReplicaSet (then ``/readyz`` is ready), and keeps both syncing as the
+watches report changes (one change stream feeds both), until SIGTERM or SIGINT: the
+syncs in progress finish, the lease is released, and the process exits 0. A lost lease
+exits 1 (another replica may be acting). A 403, to either controller, exits 1 with the
+RBAC rule to add.
 """
 
 from __future__ import annotations
@@ -12,18 +15,19 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from clusterplace.controller import Reconciler
+from clusterplace.controller import ObjectChange, Reconciler
+from clusterplace.controller.delivery import DeliveryReconciler
 from clusterplace.controller.reconciler import synced_text
 from clusterplace.errors import InputError
 from clusterplace.hub.kubernetes.api import HubApi, connect
 from clusterplace.hub.kubernetes.election import ElectionTimes, LeaderElector
 from clusterplace.hub.kubernetes.endpoints import Endpoints, Readiness
-from clusterplace.hub.kubernetes.metrics import ControllerMetrics
+from clusterplace.hub.kubernetes.metrics import DELIVERY_QUEUE, ControllerMetrics
 from clusterplace.hub.kubernetes.sink import KubernetesSink
 from clusterplace.hub.kubernetes.source import HubSource
 from clusterplace.labels.validation import dns1123_label_errors
@@ -135,6 +139,8 @@ class _Controller:
         reconciler = Reconciler(sink, resync=self.options.resync, log=self.report)
         reconciler.observer = self.metrics
         reconciler.queue.metrics = self.metrics
+        delivery = DeliveryReconciler(sink, log=self.report)
+        delivery.queue.metrics = self.metrics.queue(DELIVERY_QUEUE)
         source = HubSource(self.api, self.report)
 
         def counters() -> dict[str, int]:
@@ -145,7 +151,7 @@ class _Controller:
                 "clusterplace_write_requests": sink.requests,
             }
 
-        self.metrics.watch(reconciler.queue, counters)
+        self.metrics.watch(reconciler.queue, counters, {DELIVERY_QUEUE: delivery.queue})
         listing = asyncio.create_task(source.initial_objects())
         stopping = asyncio.create_task(stop.wait())
         try:
@@ -158,17 +164,65 @@ class _Controller:
             return
         objects = listing.result()
         reconciler.boot(objects)
+        delivery.observe(ObjectChange(None, obj) for obj in objects)
         self.reconciler = reconciler
         before = reconciler.stats.writes
         synced = await reconciler.drain(stop)
-        self.readiness.synced = True
-        self.report(
-            f"listed {len(objects)} objects; {synced_text(synced, reconciler.stats.placements)}: "
-            f"{reconciler.stats.writes - before} writes; watching"
-        )
+        # Works follow decisions: the ManifestWorkReplicaSets after the placements.
         try:
-            await reconciler.run(source.batches(stop), stop)
+            work_sets = await delivery.drain(stop)
         except BaseException:
-            # A watch refused or ended: not ready any more, before the process exits.
             self.readiness.failed = True
             raise
+        self.readiness.synced = True
+        deliveries = (
+            f"; {work_sets} ManifestWorkReplicaSet syncs: {delivery.stats.writes} writes"
+            if work_sets
+            else ""
+        )
+        self.report(
+            f"listed {len(objects)} objects; {synced_text(synced, reconciler.stats.placements)}: "
+            f"{reconciler.stats.writes - before} writes{deliveries}; watching"
+        )
+        try:
+            await _run_both(reconciler, delivery, source.batches, stop)
+        except BaseException:
+            # A watch refused or ended, or a write refused: not ready any more, before
+            # the process exits.
+            self.readiness.failed = True
+            raise
+
+
+async def _run_both(
+    reconciler: Reconciler,
+    delivery: DeliveryReconciler,
+    batches: Callable[[asyncio.Event], AsyncIterator[list[ObjectChange]]],
+    stop: asyncio.Event,
+) -> None:
+    """Run the placement reconciler on the hub's change stream and the delivery
+    reconciler beside it, each batch shown to both, until ``stop``. When either fails
+    (a 403, the stream ending), the other finishes the sync in progress and stops, and
+    the failure is raised."""
+    halt = asyncio.Event()
+
+    async def shown(stream: AsyncIterator[list[ObjectChange]]) -> AsyncIterator[list[ObjectChange]]:
+        async for batch in stream:
+            delivery.observe(batch)
+            yield batch
+
+    async def relay() -> None:
+        await stop.wait()
+        halt.set()
+
+    placing = asyncio.create_task(reconciler.run(shown(batches(halt)), halt))
+    delivering = asyncio.create_task(delivery.run(halt))
+    relaying = asyncio.create_task(relay())
+    try:
+        await asyncio.wait({placing, delivering}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        halt.set()
+        relaying.cancel()
+        results = await asyncio.gather(placing, delivering, return_exceptions=True)
+    for result in results:
+        if isinstance(result, BaseException):
+            raise result

@@ -10,7 +10,16 @@
   against, so a concurrent change gives 409 Conflict: the object is then read again
   and the patch recomputed (at most :data:`CONFLICT_TRIES` times, then the sync is
   retried with backoff);
-- events are ``events.k8s.io/v1`` Events.
+- events are ``events.k8s.io/v1`` Events;
+- ManifestWorks (the MWRS controller's :class:`~clusterplace.controller.delivery.WorkSink`)
+  as upstream's work applier writes them (sdk-go ``WorkApplier``): a new work is created
+  with ``generateName: <mwrs name>`` (the API server names it), an existing one is
+  merge-patched from what the cache held to what is wanted, over its labels,
+  annotations, ownerReferences and spec (never its status, which is the work agent's),
+  with the uid and resourceVersion as preconditions; a delete ignores 404;
+- an MWRS's finalizer is added and removed with a merge patch of
+  ``metadata.finalizers`` (with the preconditions), its status merge-patched on
+  ``manifestworkreplicasets/status`` as upstream's patcher does.
 
 Only what differs is sent: a patch that would be empty is not made. Each write is
 computed against the object as the controller's cache held it (given with the write);
@@ -19,6 +28,7 @@ the cache itself learns of the write from the watch.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import socket
 import time
@@ -26,7 +36,14 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
-from clusterplace.api import KubeObject, Placement, PlacementDecision
+from clusterplace.api import (
+    KubeObject,
+    ManifestWork,
+    ManifestWorkReplicaSet,
+    Placement,
+    PlacementDecision,
+)
+from clusterplace.api.work import ManifestWorkReplicaSetStatus
 from clusterplace.codecs import LoadError
 from clusterplace.controller import HubWriteError, Key, Write
 from clusterplace.hub.kubernetes.api import ApiError, Conflict, Forbidden, HubApi, NotFound
@@ -36,6 +53,9 @@ from clusterplace.hub.kubernetes.resources import (
     EVENTS,
     PLACEMENTS,
     PLACEMENTS_STATUS,
+    WORK_SETS,
+    WORK_SETS_STATUS,
+    WORKS,
     ApiResource,
 )
 from clusterplace.hub.kubernetes.source import decode_object
@@ -166,11 +186,162 @@ class KubernetesSink:
     async def forget_placement(self, key: Key) -> None:
         """Nothing kept: the status went with the placement."""
 
+    # -- ManifestWorks and ManifestWorkReplicaSets (controller.delivery.WorkSink) ------
+
+    @property
+    def uses_finalizers(self) -> bool:
+        """An MWRS is deleted through its finalizer: the controller removes it once the
+        works are deleted."""
+        return True
+
+    @property
+    def generates_names(self) -> bool:
+        """New works are named by the API server (``generateName``), as upstream's."""
+        return True
+
+    async def apply_work(self, current: ManifestWork | None, desired: ManifestWork) -> ManifestWork:
+        try:
+            if current is None:
+                return await self._create_work(desired)
+            return await self.until_no_conflict(
+                lambda now: self._patch_work(desired, now), current, WORKS, WORKS
+            )
+        except Forbidden:
+            raise
+        except ApiError as err:
+            raise HubWriteError(str(err)) from None
+
+    async def _create_work(self, desired: ManifestWork) -> ManifestWork:
+        body = desired.to_dict()
+        body.pop("status", None)
+        meta = body["metadata"]
+        for key in ("resourceVersion", "uid", "creationTimestamp", "generation"):
+            meta.pop(key, None)
+        if not desired.name:
+            meta.pop("name", None)  # generateName: the server names it
+        namespace = desired.namespace
+        try:
+            raw = await self._request(self.api.create(WORKS, namespace, body))
+        except Conflict:
+            if not desired.name:
+                raise  # a generated name taken: the sync is retried
+            # Already there (created before our cache saw it): update it instead.
+            found = await self._read_work(namespace, desired.name)
+            return await self.until_no_conflict(
+                lambda now: self._patch_work(desired, now), found, WORKS, WORKS
+            )
+        if isinstance(raw, dict) and raw.get("metadata"):
+            created = self._decoded(raw, WORKS)
+            assert isinstance(created, ManifestWork)
+            return created
+        if not desired.name:
+            why = "the server answered without the object: its generated name is unknown"
+            raise ApiError("create", f"{WORKS} in namespace {namespace}", 0, why)
+        return await self._read_work(namespace, desired.name)
+
+    async def _patch_work(self, desired: ManifestWork, current: ManifestWork) -> ManifestWork:
+        """A merge patch from ``current`` to ``desired`` over what the work applier
+        compares (labels, annotations, ownerReferences, spec); ``current`` itself when
+        they are the same already."""
+        patch = merge_patch(_applied(current), _applied(desired))
+        if not patch:
+            return current
+        patch["metadata"] = {**self._precondition(current), **patch.get("metadata", {})}
+        raw = await self._request(self.api.patch(WORKS, current.namespace, current.name, patch))
+        written = self._answer(raw, WORKS, current.namespace, current.name)
+        if isinstance(written, ManifestWork):
+            return written
+        return await self._read_work(current.namespace, current.name)
+
+    async def _read_work(self, namespace: str, name: str) -> ManifestWork:
+        found = self._decoded(await self._request(self.api.get(WORKS, namespace, name)), WORKS)
+        assert isinstance(found, ManifestWork)
+        return found
+
+    async def delete_work(self, work: ManifestWork) -> ManifestWork | None:
+        try:
+            raw = await self._request(self.api.delete(WORKS, work.namespace, work.name))
+        except Forbidden:
+            raise
+        except NotFound:
+            return None  # gone already: what a delete wants
+        except ApiError as err:
+            raise HubWriteError(str(err)) from None
+        # The answer is the work while finalizers keep it (deletionTimestamp set: the
+        # work agent's finalizer, until it has cleaned up on its cluster), else a Status
+        # or the work as it was deleted.
+        if isinstance(raw, dict) and raw.get("kind") == WORKS.kind:
+            meta = raw.get("metadata")
+            if isinstance(meta, dict) and meta.get("finalizers"):
+                with contextlib.suppress(ApiError):
+                    held = self._decoded(raw, WORKS)
+                    if isinstance(held, ManifestWork):
+                        return held
+        return None
+
+    async def set_finalizers(
+        self, current: ManifestWorkReplicaSet, finalizers: list[str]
+    ) -> ManifestWorkReplicaSet:
+        before = current.metadata.finalizers or []
+        added = [f for f in finalizers if f not in before]
+        removed = {f for f in before if f not in finalizers}
+
+        async def patch(now: ManifestWorkReplicaSet) -> ManifestWorkReplicaSet:
+            # Against the object as read: others' finalizers kept, ours added or removed.
+            held = now.metadata.finalizers or []
+            wanted = [f for f in held if f not in removed]
+            wanted += [f for f in added if f not in wanted]
+            if wanted == held:
+                return now
+            # The whole list, as upstream's patcher sends it (a merge patch replaces a
+            # list whole).
+            body = {"metadata": {**self._precondition(now), "finalizers": wanted}}
+            raw = await self._request(self.api.patch(WORK_SETS, now.namespace, now.name, body))
+            written = self._answer(raw, WORK_SETS, now.namespace, now.name)
+            if not isinstance(written, ManifestWorkReplicaSet):
+                meta = now.metadata.model_copy(update={"finalizers": wanted or None})
+                written = now.model_copy(update={"metadata": meta})
+            return written
+
+        try:
+            return await self.until_no_conflict(patch, current, WORK_SETS, WORK_SETS)
+        except Forbidden:
+            raise
+        except ApiError as err:
+            raise HubWriteError(str(err)) from None
+
+    async def write_replica_set_status(
+        self, current: ManifestWorkReplicaSet, status: ManifestWorkReplicaSetStatus
+    ) -> ManifestWorkReplicaSet:
+        desired = status.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+        async def patch(now: ManifestWorkReplicaSet) -> ManifestWorkReplicaSet:
+            change = merge_patch(_status_dict(now), desired)
+            if not change:
+                return now
+            body = {"metadata": self._precondition(now), "status": change}
+            raw = await self._request(
+                self.api.patch(WORK_SETS_STATUS, now.namespace, now.name, body)
+            )
+            written = self._written(now, raw, status=status)
+            assert isinstance(written, ManifestWorkReplicaSet)
+            return written
+
+        try:
+            return await self.until_no_conflict(patch, current, WORK_SETS_STATUS, WORK_SETS)
+        except Forbidden:
+            raise
+        except ApiError as err:
+            raise HubWriteError(str(err)) from None
+
+    async def forget_replica_set(self, key: Key) -> None:
+        """Nothing kept: the status went with the MWRS."""
+
     # -- events ------------------------------------------------------------------------
 
     async def emit(
         self,
-        regarding: Placement,
+        regarding: KubeObject,
         events: Sequence[Event],
         related: Mapping[str, PlacementDecision],
     ) -> None:
@@ -272,6 +443,18 @@ class KubernetesSink:
             raise ApiError("read", str(resource), 0, f"the server answered {err}") from None
         return obj
 
+    def _answer(
+        self, raw: Any, resource: ApiResource, namespace: str, name: str
+    ) -> KubeObject | None:
+        """The object a write answered with, as a model; None when the answer holds no
+        object of that name (some servers answer without a body)."""
+        if not isinstance(raw, dict) or not isinstance(raw.get("metadata"), dict):
+            return None
+        if raw["metadata"].get("name") != name:
+            return None
+        obj = self._decoded(raw, resource)
+        return obj if obj.namespace == namespace else None
+
     def _written(self, before: KubeObject, raw: Any, **fields: Any) -> KubeObject:
         """The object as written: as it was with the fields written, at the server's
         new resourceVersion (which the controller expects its watch to deliver)."""
@@ -293,6 +476,19 @@ class KubernetesSink:
                     mode="json", by_alias=True, exclude_none=True
                 )
         return decode_object(body)
+
+
+def _applied(work: ManifestWork) -> dict[str, Any]:
+    """What upstream's work applier writes of a work: labels, annotations and
+    ownerReferences, and the spec."""
+    body = work.to_dict()
+    meta = body["metadata"]
+    return {
+        "metadata": {
+            k: meta[k] for k in ("labels", "annotations", "ownerReferences") if meta.get(k)
+        },
+        "spec": body.get("spec", {}),
+    }
 
 
 def _reference(obj: KubeObject | None, fallback: dict[str, Any]) -> dict[str, Any]:

@@ -14,6 +14,9 @@ list's resourceVersion, for each watched resource (upstream's informers).
   reported, skipped, and the watch goes on.
 - The echoes of the controller's own writes are changes like any other: the watch is
   the only writer of the cache.
+- The ManifestWorkReplicaSet controller's resources (MWRSs, ManifestWorks) are
+  optional: on a hub that does not serve them (404 on the first list), they are not
+  watched, and that is reported once; the placement controller runs as before.
 """
 
 from __future__ import annotations
@@ -28,8 +31,15 @@ from clusterplace.codecs import LoadError, decode
 from clusterplace.codecs.loader import Document
 from clusterplace.codecs.sources import Source
 from clusterplace.controller import ObjectChange
-from clusterplace.hub.kubernetes.api import MALFORMED, ApiError, Forbidden, Gone, HubApi
-from clusterplace.hub.kubernetes.resources import WATCHED, ApiResource
+from clusterplace.hub.kubernetes.api import (
+    MALFORMED,
+    ApiError,
+    Forbidden,
+    Gone,
+    HubApi,
+    NotFound,
+)
+from clusterplace.hub.kubernetes.resources import DELIVERY_WATCHED, WATCHED, ApiResource
 
 __all__ = ["HubSource", "Informer", "decode_object"]
 
@@ -194,28 +204,49 @@ class Informer:
 class HubSource:
     """Every watched resource: the first listing, then changes in batches."""
 
-    def __init__(self, api: HubApi, report: Callable[[str], None]) -> None:
+    def __init__(
+        self,
+        api: HubApi,
+        report: Callable[[str], None],
+        optional: tuple[ApiResource, ...] = DELIVERY_WATCHED,
+    ) -> None:
         self._changes: asyncio.Queue[list[ObjectChange]] = asyncio.Queue()
         self.informers = [Informer(api, r, self._changes.put_nowait, report) for r in WATCHED]
         self.report = report
+        self.optional = optional  # not served: not watched (the MWRS controller is off)
 
     async def initial_objects(self) -> list[KubeObject]:
-        """List every resource (retrying API errors with backoff, not a 403)."""
-        objects: list[KubeObject] = []
-        for informer in self.informers:
+        """List every resource (retrying API errors with backoff, not a 403). An
+        optional resource the hub does not serve (404) is left out, with the other
+        optional ones."""
+        for informer in list(self.informers):
             delay = BACKOFF_START_S
-            while True:
+            while informer in self.informers:
                 try:
                     await informer.relist()
                     break
                 except Forbidden:
                     raise
+                except NotFound as err:
+                    if informer.resource not in self.optional:
+                        self.report(f"{err}; retrying in {delay:.1f} s")
+                        await asyncio.sleep(delay)
+                        delay = min(delay * 2, BACKOFF_CAP_S)
+                        continue
+                    self._leave_out_optional(err)
                 except ApiError as err:
                     self.report(f"{err}; retrying in {delay:.1f} s")
                     await asyncio.sleep(delay)
                     delay = min(delay * 2, BACKOFF_CAP_S)
-            objects.extend(informer.cache.values())
-        return objects
+        return [obj for informer in self.informers for obj in informer.cache.values()]
+
+    def _leave_out_optional(self, err: NotFound) -> None:
+        self.informers = [i for i in self.informers if i.resource not in self.optional]
+        names = ", ".join(str(r) for r in self.optional)
+        self.report(
+            f"{err}: the hub does not serve it, so {names} are not watched and "
+            "ManifestWorkReplicaSets are not delivered (install OCM's work API to have them)"
+        )
 
     async def batches(self, stop: asyncio.Event) -> AsyncIterator[list[ObjectChange]]:
         """Changes as the watches report them, a batch being whatever arrived together,

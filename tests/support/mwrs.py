@@ -1,4 +1,5 @@
-"""Builders of MWRSs, placements, decisions and works for the delivery tests."""
+"""Builders of ManifestWorkReplicaSets, placements, decisions and works (with a work
+agent's conditions) for the delivery tests."""
 
 from __future__ import annotations
 
