@@ -1,5 +1,5 @@
 """One read of a Kubernetes hub, for read-only tools (``clusterplace serve
---kubeconfig``): every object of the six kinds the controller watches, decoded as the
+--kubeconfig``): every object of the eight kinds the controller watches, decoded as the
 controller decodes them, and the placements' newest events. Requests are the explorer's
 role (list only; deploy/explorer-rbac.yaml grants it)."""
 
@@ -13,8 +13,14 @@ from typing import Any
 
 from clusterplace.api import KubeObject
 from clusterplace.errors import ClusterplaceError, shorten
-from clusterplace.hub.kubernetes.api import HubApi, connect
-from clusterplace.hub.kubernetes.resources import EVENTS, EXPLORER, OCM, PLACEMENT_WATCHED
+from clusterplace.hub.kubernetes.api import HubApi, NotFound, connect
+from clusterplace.hub.kubernetes.resources import (
+    DELIVERY_WATCHED,
+    EVENTS,
+    EXPLORER,
+    OCM,
+    WATCHED,
+)
 from clusterplace.hub.kubernetes.run import KubeOptions
 from clusterplace.hub.kubernetes.source import decode_object
 
@@ -29,9 +35,11 @@ LIST_TIMEOUT_S = 30.0  # one list request at most: a page waits on it, not on a 
 def list_hub_objects(
     options: KubeOptions, report: Callable[[str], None] = lambda _: None
 ) -> list[KubeObject]:
-    """Every ManagedCluster, set, binding, Placement, PlacementDecision and
-    AddOnPlacementScore on the hub. An object that does not decode is reported (kind,
-    namespace/name and why) and left out, as the controller leaves it out."""
+    """Every ManagedCluster, set, binding, Placement, PlacementDecision,
+    AddOnPlacementScore, ManifestWorkReplicaSet and ManifestWork on the hub (a hub that
+    does not serve the work API is said once, and shows no rollout). An object that does
+    not decode is reported (kind, namespace/name and why) and left out, as the
+    controller leaves it out."""
     return asyncio.run(_list(options, report))
 
 
@@ -48,8 +56,14 @@ async def _explorer_api(options: KubeOptions) -> AsyncIterator[HubApi]:
 async def _list(options: KubeOptions, report: Callable[[str], None]) -> list[KubeObject]:
     async with _explorer_api(options) as api:
         objects: list[KubeObject] = []
-        for resource in PLACEMENT_WATCHED:
-            listing = await api.list(resource, timeout=LIST_TIMEOUT_S)
+        for resource in WATCHED:
+            try:
+                listing = await api.list(resource, timeout=LIST_TIMEOUT_S)
+            except NotFound:
+                if resource not in DELIVERY_WATCHED:
+                    raise
+                report(f"hub: {resource} is not served (no work API); no rollouts shown")
+                continue
             items = listing.get("items") or []
             if not isinstance(items, list):
                 report(f"hub: the {resource.kind} list's items are not a list; left out")

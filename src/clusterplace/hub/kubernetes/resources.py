@@ -165,7 +165,7 @@ PERMISSIONS = (
 # again, and the placements' events for its Live page. Read-only: list, nothing else
 # (it shows placements, not deliveries: no works or MWRSs).
 EXPLORER_PERMISSIONS = (
-    *(Permission(resource, ("list",), "cluster", "listed") for resource in PLACEMENT_WATCHED),
+    *(Permission(resource, ("list",), "cluster", "listed") for resource in WATCHED),
     Permission(EVENTS, ("list",), "cluster", "the Live page's placement events"),
 )
 
