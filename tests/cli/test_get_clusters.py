@@ -54,7 +54,10 @@ def test_yaml_output_reads_back_as_the_same_clusters(run, tmp_path):
 def test_stdin(run):
     text = (ROOT / "examples/fleet/clusters.yaml").read_text()
     result = run("get", "clusters", "-f", "-", "-o", "name", "-l", "tier=edge", stdin=text)
-    assert (result.code, result.stdout) == (0, "edge-store-042\n")
+    assert (result.code, result.stdout) == (
+        0,
+        "managedcluster.cluster.open-cluster-management.io/edge-store-042\n",
+    )
 
 
 def test_nothing_matches(run):
@@ -127,7 +130,7 @@ def test_unknown_kinds_are_reported_and_skipped(run, tmp_path):
     )
     result = run("get", "clusters", "-f", str(fleet), "-o", "name", "-l", "tier=edge")
     assert result.code == 0
-    assert result.stdout == "edge-store-042\n"
+    assert result.stdout == "managedcluster.cluster.open-cluster-management.io/edge-store-042\n"
     assert result.stderr.startswith(f"warning: {fleet}:")
     assert result.stderr.endswith(
         ":416: Deployment/web: skipped: this command does not read apps/v1 Deployment\n"

@@ -91,4 +91,4 @@ def test_why_not_refuses_wide(run: Callable[..., Result]) -> None:
         "--why-not", "azure-prod-weu", "-o", "wide",
     )  # fmt: skip
     assert result.code == 2 and result.stdout == ""
-    assert "Error: -o wide is not a --why-not format; give table, yaml or json" in result.stderr
+    assert "Error: -o wide is not a --why-not format; give table, yaml, json" in result.stderr

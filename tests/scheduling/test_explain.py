@@ -93,6 +93,7 @@ def test_rank_carries_scores_and_weights() -> None:
         total=200,
         scores={"Balance": 100, "Steady": 100},
         weights={"Balance": 1, "Steady": 1},
+        group=(0, ""),
     )
     assert got["c1"].to_dict() == {
         "cluster": "c1",

@@ -43,12 +43,20 @@ __all__ = [
     "SpreadConstraint",
     "SpreadPolicy",
     "Toleration",
+    "decision_group_label",
 ]
 
 PLACEMENT_LABEL = f"{GROUP}/placement"
 DECISION_GROUP_NAME_LABEL = f"{GROUP}/decision-group-name"
 DECISION_GROUP_INDEX_LABEL = f"{GROUP}/decision-group-index"
 DISABLE_SCHEDULING_ANNOTATION = f"{GROUP}/experimental-scheduling-disable"
+
+
+def decision_group_label(index: int | str, name: str | None = None) -> str:
+    """A decision group as every output writes it: ``0`` for the unnamed group of index 0,
+    ``0:canary`` for a named one."""
+    return f"{index}:{name}" if name else str(index)
+
 
 TOPOLOGY_KEY_PATTERN = (
     r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?"

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
@@ -16,14 +16,23 @@ from clusterplace.codecs import expand_sources, load_fleet
 from clusterplace.codecs.loader import Document
 from clusterplace.errors import InputError, Location
 from clusterplace.labels import Selector, SelectorError, label_key_errors, label_value_errors, parse
-from clusterplace.outputs import FORMATS
+from clusterplace.outputs import format_table
+from clusterplace.outputs.errors import TemplateError
+from clusterplace.outputs.formats import (
+    OUTPUT_NAMES,
+    is_template,
+    normalize_output,
+    render_template,
+)
 
 __all__ = [
-    "REPORT_FORMATS",
+    "OUTPUT_NAMES",
+    "emit_template_or_name",
     "filename_options",
     "load",
     "lock_timeout_option",
     "namespace_option",
+    "no_headers",
     "now_option",
     "now_option_for",
     "output_option",
@@ -31,6 +40,7 @@ __all__ = [
     "parse_now",
     "parse_selector_option",
     "parse_time_option",
+    "print_table",
     "selector_option",
     "warn",
     "warn_unknown",
@@ -89,19 +99,89 @@ def _remember_hub_out(ctx: click.Context, _param: click.Parameter, value: str | 
         ctx.meta["clusterplace.hub.out"] = value
 
 
-REPORT_FORMATS = ("table", "wide", "yaml", "json")
+if TYPE_CHECKING:  # click's ParamType is generic from click 8.2 on
+    _StrParamType = click.ParamType[str, Any]
+else:
+    _StrParamType = click.ParamType
 
 
-def output_option(default: str = "table", choices: Sequence[str] = FORMATS) -> Callable[[F], F]:
-    return click.option(
-        "-o",
-        "--output",
-        "output",
-        type=click.Choice(list(choices)),
-        default=default,
-        show_default=True,
-        help="Output format.",
-    )
+class OutputFormat(_StrParamType):
+    """``-o``: one of :data:`~clusterplace.outputs.formats.OUTPUT_NAMES`, the same for
+    every command. The value a command gets is a plain name, ``jsonpath=TEMPLATE`` or
+    ``custom-columns=SPEC`` (the ``-file`` forms are read into these), checked: a bad
+    template is a usage error before anything is read."""
+
+    name = "format"
+
+    def get_metavar(self, param: click.Parameter, ctx: click.Context | None = None) -> str:
+        return "FORMAT"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        try:
+            return normalize_output(str(value))
+        except TemplateError as err:
+            self.fail(f"{err} (formats: {', '.join(OUTPUT_NAMES)})", param, ctx)
+
+
+def output_option(default: str = "table") -> Callable[[F], F]:
+    """``-o/--output FORMAT`` and ``--no-headers``: every command that prints takes the
+    same formats (what each prints for them is its own; see docs/cli.md)."""
+
+    def decorate(func: F) -> F:
+        func = click.option(
+            "--no-headers",
+            is_flag=True,
+            expose_value=False,
+            callback=_remember_no_headers,
+            help="Print tables (and custom-columns) without their header line.",
+        )(func)
+        return click.option(
+            "-o",
+            "--output",
+            "output",
+            type=OutputFormat(),
+            default=default,
+            show_default=True,
+            help=f"Output format: {', '.join(OUTPUT_NAMES)}.",
+        )(func)
+
+    return decorate
+
+
+def _remember_no_headers(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    if value:
+        ctx.meta["clusterplace.no_headers"] = True
+
+
+def no_headers() -> bool:
+    """Whether ``--no-headers`` was given."""
+    context = click.get_current_context(silent=True)
+    return bool(context is not None and context.meta.get("clusterplace.no_headers"))
+
+
+def print_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
+    """A kubectl table on standard output (without its header line with ``--no-headers``)."""
+    click.echo(format_table(headers, rows, no_headers=no_headers()), nl=False)
+
+
+def emit_template_or_name(
+    output: str,
+    *,
+    document: Any,
+    rows: Sequence[Mapping[str, Any]],
+    names: Sequence[str] | Callable[[], Sequence[str]],
+) -> bool:
+    """Print ``-o name``, ``jsonpath=`` or ``custom-columns=`` for a command: jsonpath
+    reads ``document`` (what ``-o json`` prints), custom-columns prints one line per
+    row, name one line per name. False for any other format (the command prints it)."""
+    if output == "name":
+        shown = names() if callable(names) else names
+        click.echo("".join(f"{n}\n" for n in shown), nl=False)
+        return True
+    if not is_template(output):
+        return False
+    click.echo(render_template(output, document, rows, no_headers=no_headers()), nl=False)
+    return True
 
 
 def warn(message: str) -> None:

@@ -8,17 +8,18 @@ from typing import Any
 import click
 
 from clusterplace.cli._common import (
-    REPORT_FORMATS,
+    emit_template_or_name,
     filename_options,
     namespace_option,
     output_option,
+    print_table,
 )
+from clusterplace.cli._resources import MANAGED_CLUSTERS, ResourceGroup
 from clusterplace.cli._schedule_run import now_option, pick, run_schedule
 from clusterplace.cli.explain_replicas import explain_replicas
 from clusterplace.cli.explain_rollout import explain_rollout
 from clusterplace.cli.why_not import print_why_not
 from clusterplace.errors import InputError
-from clusterplace.outputs import format_table
 from clusterplace.outputs.describe import describe as describe_text
 from clusterplace.outputs.dumpers import dump_json, dump_yaml_stream
 from clusterplace.scheduling.explain import ClusterExplanation, explanation_document
@@ -33,7 +34,10 @@ def _scores(item: ClusterExplanation) -> str:
     return ", ".join(f"{p}={s}x{item.weights.get(p, 0)}" for p, s in item.scores.items())
 
 
-@click.group()
+# explain takes a kind as kubectl names it: placements and ManifestWorkReplicaSets.
+@click.group(
+    cls=ResourceGroup, kinds={"placements": "placement", "manifestworkreplicasets": "rollout"}
+)
 def explain() -> None:
     """Explain placements, replica divisions and rollouts."""
 
@@ -74,9 +78,9 @@ STAGES = (
     metavar="CLUSTER",
     multiple=True,  # to refuse a second one, rather than let the last win silently
     help="The smallest changes that would make the placement select CLUSTER, each "
-    "verified by scheduling again (-o table, yaml or json).",
+    "verified by scheduling again (-o table, yaml, json, jsonpath or custom-columns).",
 )
-@output_option(choices=REPORT_FORMATS)
+@output_option()
 def explain_command(
     name: str,
     clusters: tuple[str, ...],
@@ -106,8 +110,11 @@ def explain_command(
             )
         if clusters or selected or rejected or stages:
             raise click.UsageError("--why-not takes no CLUSTER, --selected, --rejected or --stage")
-        if output == "wide":
-            raise click.UsageError("-o wide is not a --why-not format; give table, yaml or json")
+        if output in ("wide", "name"):
+            raise click.UsageError(
+                f"-o {output} is not a --why-not format; give table, yaml, json, jsonpath "
+                "or custom-columns"
+            )
         print_why_not(filenames, recursive, now, namespace, name, why_not_clusters[0], output)
         return
     result = run_schedule(filenames, recursive, now)
@@ -127,6 +134,9 @@ def explain_command(
         and (not stages or item.stage in stages)
     ]
     data = explanation_document(chosen.placement, items)
+    names = [MANAGED_CLUSTERS.object_name(item.cluster) for item in items]
+    if emit_template_or_name(output, document=data, rows=data["status"]["clusters"], names=names):
+        return
     if output == "yaml":
         click.echo(dump_yaml_stream([data]), nl=False)
         return
@@ -138,7 +148,7 @@ def explain_command(
         return
     headers = ["CLUSTER", "SELECTED", "STAGE", "RANK", "SCORE", "REASON"]
     if output == "wide":
-        headers.insert(5, "SCORES")
+        headers[5:5] = ["GROUP", "SCORES"]
     rows = []
     for item in items:
         row = [
@@ -147,15 +157,15 @@ def explain_command(
             item.stage,
             str(item.rank) if item.rank is not None else "-",
             str(item.total) if item.total is not None else "-",
-            item.reason,
+            "; ".join([item.reason, *(f"note: {n}" for n in item.notes)]),
         ]
         if output == "wide":
-            row.insert(5, _scores(item) or "-")
+            row[5:5] = [item.group_label, _scores(item) or "-"]
         rows.append(row)
-    click.echo(format_table(headers, rows), nl=False)
+    print_table(headers, rows)
 
 
-@click.group()
+@click.group(cls=ResourceGroup, kinds={"placements": "placement"})
 def describe() -> None:
     """Show details of an object, kubectl-describe style."""
 

@@ -10,8 +10,14 @@ from typing import Any
 import click
 
 from clusterplace.bundles.route_dir import object_ref
-from clusterplace.cli._common import filename_options, namespace_option, output_option
+from clusterplace.cli._common import (
+    emit_template_or_name,
+    filename_options,
+    namespace_option,
+    output_option,
+)
 from clusterplace.cli._division import clusters_option, division_options, read_route_and_divide
+from clusterplace.cli._resources import MANAGED_CLUSTERS
 from clusterplace.errors import InputError
 from clusterplace.federation import (
     WORKLOAD_KINDS,
@@ -39,7 +45,7 @@ __all__ = ["explain_replicas"]
 @filename_options("Manifests holding the workload (and anything else route reads).")
 @clusters_option
 @division_options
-@output_option("text", ["text", "yaml", "json"])
+@output_option()
 def explain_replicas(
     name: str,
     namespace: str,
@@ -67,9 +73,13 @@ def explain_replicas(
     item = _pick(routed, name, namespace, kind)
     plan = item.division
     assert plan is not None and plan.steps is not None  # every workload is divided
-    if output != "text":
+    if output not in ("table", "wide"):  # the text (wide: the same)
         data = _as_object(item, plan, plan.steps)
-        click.echo(dump_yaml_stream([data]) if output == "yaml" else dump_json(data), nl=False)
+        clusters = data["result"]["clusters"]
+        rows = [{"cluster": c, **v} for c, v in clusters.items()]
+        names = [MANAGED_CLUSTERS.object_name(c) for c in clusters]
+        if not emit_template_or_name(output, document=data, rows=rows, names=names):
+            click.echo(dump_yaml_stream([data]) if output == "yaml" else dump_json(data), nl=False)
         return
     click.echo("\n".join(_text(item, plan, plan.steps)))
 

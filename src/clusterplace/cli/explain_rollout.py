@@ -9,14 +9,16 @@ from datetime import datetime
 import click
 
 from clusterplace.api import Fleet
-from clusterplace.api.placement import PLACEMENT_LABEL
+from clusterplace.api.placement import PLACEMENT_LABEL, decision_group_label
 from clusterplace.cli._common import (
+    emit_template_or_name,
     filename_options,
     load,
     namespace_option,
     now_option_for,
     output_option,
 )
+from clusterplace.cli._resources import MANAGED_CLUSTERS
 from clusterplace.delivery.explain import (
     REMOVED,
     PlacementRolloutExplanation,
@@ -44,7 +46,7 @@ __all__ = ["explain_rollout", "rollout_text"]
     "The time to explain at (default: now): soaks and progress deadlines are measured "
     "from it, as the controller measures them."
 )
-@output_option("text", ["text", "yaml", "json"])
+@output_option()
 def explain_rollout(
     name: str,
     namespace: str,
@@ -61,6 +63,8 @@ def explain_rollout(
     hub = click.get_current_context().meta.get("clusterplace.hub") is not None
     scheduled = None if hub else _scheduled(fleet, namespace, name, now)
     found = explain_fleet_rollout(fleet, namespace, name, now, scheduled)
+    if _template_or_name(output, found):
+        return
     if output == "yaml":
         click.echo(dump_yaml_stream([found.to_dict()]), nl=False)
         return
@@ -68,6 +72,16 @@ def explain_rollout(
         click.echo(dump_json(found.to_dict()), nl=False)
         return
     click.echo("\n".join(rollout_text(found)))
+
+
+def _template_or_name(output: str, found: RolloutExplanation) -> bool:
+    """-o name (the clusters listed), jsonpath and custom-columns (a row per cluster)."""
+    if output in ("table", "wide", "yaml", "json"):
+        return False
+    data = found.to_dict()
+    rows = [c for p in data["placements"] for c in p["clusters"]]
+    names = [MANAGED_CLUSTERS.object_name(str(c["cluster"])) for c in rows]
+    return emit_template_or_name(output, document=data, rows=rows, names=names)
 
 
 def _scheduled(fleet: Fleet, namespace: str, name: str, now: datetime) -> Scheduled | None:
@@ -157,7 +171,7 @@ def _placement_text(placement: PlacementRolloutExplanation, now: datetime) -> li
         lines.append(f"  Status: availableDecisionGroups {placement.summary}")
     rows = [
         [
-            "-" if c.state == REMOVED else f"{c.group_index} {c.group_name}".strip(),
+            "-" if c.state == REMOVED else decision_group_label(c.group_index, c.group_name),
             c.cluster,
             c.state,
             timestamp(c.since) if c.since else "-",

@@ -1,8 +1,8 @@
-"""``clusterplace get clusters``: the ManagedClusters that match label and claim selectors."""
+"""``clusterplace get``: the group that takes every kind by kubectl's names, and ``get
+managedclusters`` (``get clusters``): the ManagedClusters that match label and claim
+selectors."""
 
 from __future__ import annotations
-
-from collections.abc import Sequence
 
 import click
 
@@ -14,9 +14,11 @@ from clusterplace.cli._common import (
     parse_selector_option,
     selector_option,
 )
+from clusterplace.cli._listing import names_argument, show, show_labels_option
+from clusterplace.cli._resources import RESOURCES, ResourceGroup, resource_named
+from clusterplace.cli.get_others import OTHER_COMMANDS
 from clusterplace.cli.get_placements import get_placement_decisions, get_placements
 from clusterplace.labels import Selector
-from clusterplace.outputs import print_objects
 from clusterplace.outputs.printers import Columns
 from clusterplace.scheduling.candidates import SetSelectorError, cluster_set_selector
 
@@ -113,26 +115,22 @@ _WIDE: Columns = [
 ]
 
 
-def select_clusters(
-    clusters: Sequence[ManagedCluster], label_selector: Selector, claim_selector: Selector
-) -> list[ManagedCluster]:
-    """The clusters whose labels and claims both match, sorted by name."""
-    return sorted(
-        (
-            c
-            for c in clusters
-            if label_selector.matches(c.labels) and claim_selector.matches(c.claims)
-        ),
-        key=lambda c: c.name,
-    )
+def _cluster_columns(fleet: Fleet) -> tuple[Columns, Columns]:
+    return COLUMNS, wide_columns(fleet)
 
 
-@click.group()
+@click.group(
+    cls=ResourceGroup,
+    kinds={r.plural: r.plural for r in RESOURCES},
+    subcommand_metavar="KIND [NAME]... [OPTIONS]",
+)
 def get() -> None:
-    """Display objects of a fleet."""
+    """Display objects of a fleet: get KIND [NAME]..., KIND as kubectl takes it
+    (plural, singular, short name, Kind, or any of these with .GROUP)."""
 
 
-@get.command("clusters")
+@get.command("managedclusters")
+@names_argument
 @filename_options(
     "Fleet files or directories (ManagedClusters are read; other kinds ignored).", hub=True
 )
@@ -141,21 +139,35 @@ def get() -> None:
     "--claims", default="", metavar="SELECTOR", help="Selector over cluster claims, same syntax."
 )
 @output_option()
+@show_labels_option
 def get_clusters(
-    filenames: tuple[str, ...], recursive: bool, selector: str, claims: str, output: str
+    names: tuple[str, ...],
+    filenames: tuple[str, ...],
+    recursive: bool,
+    selector: str,
+    claims: str,
+    output: str,
+    show_labels: bool,
 ) -> None:
-    """List the ManagedClusters whose labels (and claims) match."""
-    label_selector = parse_selector_option("-l/--selector", selector)
+    """List the ManagedClusters whose labels (and claims) match (also: clusters, mcl)."""
+    parse_selector_option("-l/--selector", selector)  # a typo is reported before reading
     claim_selector = parse_selector_option("--claims", claims)
     fleet = load(filenames, recursive)
-    chosen = select_clusters(list(fleet.clusters.values()), label_selector, claim_selector)
-    if not chosen and output in ("table", "wide", "name"):
-        click.echo("No resources found", err=True)
-        return
-    click.echo(
-        print_objects(chosen, output, columns=COLUMNS, wide_columns=wide_columns(fleet)), nl=False
+    chosen = [c for c in fleet.clusters.values() if claim_selector.matches(c.claims)]
+    table, wide = _cluster_columns(fleet)
+    show(
+        chosen,
+        resource=resource_named("managedclusters"),
+        names=names,
+        output=output,
+        selector=selector,
+        columns=table,
+        wide=wide,
+        show_labels=show_labels,
     )
 
 
 get.add_command(get_placements)
 get.add_command(get_placement_decisions)
+for _command in OTHER_COMMANDS:
+    get.add_command(_command)

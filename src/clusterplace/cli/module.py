@@ -8,11 +8,12 @@ from typing import Any
 import click
 
 from clusterplace.cli._common import (
-    REPORT_FORMATS,
+    emit_template_or_name,
     filename_options,
     load,
     output_option,
     parse_labels,
+    print_table,
     warn,
 )
 from clusterplace.codecs import expand_sources, load_fleet
@@ -217,12 +218,14 @@ def apply_module_command(
 @click.command("plan-module")
 @click.argument("directory", type=click.Path(file_okay=False))
 @filename_options("Fleet files or directories holding the ManagedClusters.")
-@output_option(choices=REPORT_FORMATS)
+@output_option()
 def plan_module(directory: str, filenames: tuple[str, ...], recursive: bool, output: str) -> None:
     """Which ManagedClusters of a fleet each definition would be installed on.
 
     Each cluster's labels are its identity. table: a ✓/✗ matrix and a count per
-    definition; wide: one line per definition and cluster with the reason.
+    definition; wide: one line per definition and cluster with the reason; name: the
+    definitions (kind.core.oam.dev/name); jsonpath and custom-columns read the
+    ModulePlan that json prints (a row per definition).
     """
     module = load_module(directory)
     fleet = load(filenames, recursive)
@@ -243,13 +246,16 @@ def plan_module(directory: str, filenames: tuple[str, ...], recursive: bool, out
         }
         for i, loaded in enumerate(module.definitions)
     ]
+    data = {
+        "apiVersion": "clusterplace.io/v1alpha1",
+        "kind": "ModulePlan",
+        "metadata": {"name": module.name},
+        "definitions": rows,
+    }
+    names = [f"{r['kind'].lower()}.core.oam.dev/{r['name']}" for r in rows]
+    if emit_template_or_name(output, document=data, rows=rows, names=names):
+        return
     if output in ("yaml", "json"):
-        data = {
-            "apiVersion": "clusterplace.io/v1alpha1",
-            "kind": "ModulePlan",
-            "metadata": {"name": module.name},
-            "definitions": rows,
-        }
         click.echo(dump_yaml_stream([data]) if output == "yaml" else dump_json(data), nl=False)
         return
     if output == "wide":
@@ -258,7 +264,7 @@ def plan_module(directory: str, filenames: tuple[str, ...], recursive: bool, out
             for r in rows
             for v in r["clusters"]
         ]
-        click.echo(format_table(["DEFINITION", "CLUSTER", "ELIGIBLE", "REASON"], table), nl=False)
+        print_table(["DEFINITION", "CLUSTER", "ELIGIBLE", "REASON"], table)
         return
     click.echo(_plan_matrix(rows, clusters), nl=False)
 

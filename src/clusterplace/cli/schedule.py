@@ -9,11 +9,17 @@ from typing import Any
 import click
 
 from clusterplace.api import KubeObject
-from clusterplace.cli._common import REPORT_FORMATS, filename_options, output_option
+from clusterplace.api.placement import decision_group_label
+from clusterplace.cli._common import (
+    emit_template_or_name,
+    filename_options,
+    output_option,
+    print_table,
+)
 from clusterplace.cli._schedule_run import now_option, run_schedule
 from clusterplace.collector import collector_paused
-from clusterplace.outputs import format_table
 from clusterplace.outputs.dumpers import dump_yaml_stream
+from clusterplace.outputs.formats import object_name
 from clusterplace.outputs.printers import as_json_list
 from clusterplace.outputs.serialize import dump_json_list, dump_yaml_documents
 from clusterplace.scheduling import PlacementResult
@@ -52,7 +58,8 @@ def _row(result: PlacementResult, wide: bool) -> list[str]:
     ]
     if wide:
         groups = ";".join(
-            f"{g.index}:{g.name or '-'}={','.join(g.clusters) or '<none>'}" for g in result.groups
+            f"{decision_group_label(g.index, g.name)}={','.join(g.clusters) or '<none>'}"
+            for g in result.groups
         )
         row[5:5] = [groups or "<none>", ",".join(pd.name for pd in result.decisions) or "<none>"]
     return row
@@ -73,10 +80,11 @@ def _objects(results: list[PlacementResult]) -> list[dict[str, Any]]:
 
 @click.command("schedule")
 @filename_options(
-    "Fleet files or directories: clusters, sets, bindings, placements, decisions, scores."
+    "Fleet files or directories: clusters, sets, bindings, placements, decisions, scores.",
+    hub=True,
 )
 @now_option
-@output_option(choices=REPORT_FORMATS)
+@output_option()
 @click.option(
     "--fail-unsatisfied",
     is_flag=True,
@@ -88,11 +96,20 @@ def schedule_command(
     """Schedule every Placement as an OCM hub would, and print the results.
 
     yaml/json: each Placement (by namespace, name) with its computed status, followed by
-    its PlacementDecisions. table/wide: one line per placement.
+    its PlacementDecisions. table/wide: one line per placement. name, jsonpath and
+    custom-columns: the objects yaml and json print (jsonpath reads json's List).
     """
     result = run_schedule(filenames, recursive, now)
     placements = result.placements
-    if output in ("yaml", "json"):
+    if output == "name" or output.startswith(("jsonpath=", "custom-columns=")):
+        objects = _objects(placements)
+        emit_template_or_name(
+            output,
+            document=as_json_list(objects),
+            rows=objects,
+            names=lambda: [object_name(o) for o in objects],
+        )
+    elif output in ("yaml", "json"):
         # Many short-lived containers and no cycles: the collector would only rescan.
         with collector_paused():
             if output == "json":
@@ -109,7 +126,7 @@ def schedule_command(
         if output == "wide":
             headers[5:5] = ["GROUPS", "DECISIONS"]
         rows = [_row(r, output == "wide") for r in placements]
-        click.echo(format_table(headers, rows), nl=False)
+        print_table(headers, rows)
     for r in placements:
         if r.status.code.value == "Warning":
             click.echo(

@@ -6,10 +6,19 @@ from datetime import datetime
 
 import click
 
-from clusterplace.cli._common import filename_options, load, now_option, output_option
-from clusterplace.outputs import format_table
+from clusterplace.api.placement import decision_group_label
+from clusterplace.cli._common import (
+    emit_template_or_name,
+    filename_options,
+    load,
+    now_option,
+    output_option,
+    print_table,
+)
+from clusterplace.cli._resources import PLACEMENTS
 from clusterplace.outputs.dumpers import dump_json, dump_yaml_stream
 from clusterplace.scheduling import IncrementalSchedule, parse_edits, what_if
+from clusterplace.scheduling.hypothetical import Group, PlacementDiff
 
 __all__ = ["what_if_command"]
 
@@ -33,7 +42,7 @@ __all__ = ["what_if_command"]
 )
 @click.option("--patch", is_flag=True, help="Also print the changes as YAML merge patches.")
 @now_option
-@output_option(choices=("table", "yaml", "json"))
+@output_option()
 def what_if_command(
     filenames: tuple[str, ...],
     recursive: bool,
@@ -44,17 +53,21 @@ def what_if_command(
     output: str,
 ) -> None:
     """Schedule the fleet, apply the changes, and print per placement the clusters
-    gained and lost and the scores that moved. Nothing is written."""
+    gained and lost and the scores that moved (-o wide: and the decision groups that
+    changed). Nothing is written."""
     edits = parse_edits(sets, unsets)  # a typo is reported before the fleet is read
     if not edits:
         raise click.UsageError("give at least one --set or --unset")
     run = IncrementalSchedule(load(filenames, recursive), now=now)
     answer = what_if(run, edits)
+    data = {"apiVersion": "clusterplace.io/v1alpha1", "kind": "WhatIf", **answer.to_dict()}
+    if patch:
+        data["patches"] = answer.patches()
     if output in ("yaml", "json"):
-        data = {"apiVersion": "clusterplace.io/v1alpha1", "kind": "WhatIf", **answer.to_dict()}
-        if patch:
-            data["patches"] = answer.patches()
         click.echo(dump_yaml_stream([data]) if output == "yaml" else dump_json(data), nl=False)
+        return
+    names = [PLACEMENTS.object_name(d.name) for d in answer.diffs]
+    if emit_template_or_name(output, document=data, rows=data["placements"], names=names):
         return
     if not answer.diffs:
         click.echo("No placement changes.")
@@ -71,10 +84,27 @@ def what_if_command(
             for d in answer.diffs
         ]
         headers = ["PLACEMENT", "GAINED", "LOST", "SELECTED", "SCORES"]
-        click.echo(format_table(headers, rows), nl=False)
+        if output == "wide":
+            headers.insert(4, "GROUPS")
+            for row, diff in zip(rows, answer.diffs, strict=True):
+                row.insert(4, _groups(diff))
+        print_table(headers, rows)
     if patch:
         click.echo("---\n" + dump_yaml_stream(answer.patches()), nl=False)
 
 
 def _score(value: int | None) -> str:
     return "-" if value is None else str(value)
+
+
+def _group(group: Group | None) -> str:
+    return "-" if group is None else decision_group_label(*group)
+
+
+def _groups(diff: PlacementDiff) -> str:
+    """Each cluster whose decision group changed: ``c1: 1 → 0:canary`` (``-``: not
+    selected)."""
+    return (
+        ", ".join(f"{m.cluster}: {_group(m.before)} → {_group(m.after)}" for m in diff.groups)
+        or "-"
+    )

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 import click
 
-from clusterplace.cli._common import load
+from clusterplace.cli._common import emit_template_or_name, load, print_table
 from clusterplace.cli._schedule_run import pick
-from clusterplace.outputs import format_table
 from clusterplace.outputs.dumpers import dump_json, dump_yaml_stream
 from clusterplace.scheduling import IncrementalSchedule, why_not
 
@@ -27,13 +27,17 @@ def print_why_not(
     run = IncrementalSchedule(load(filenames, recursive), now=now)
     pick(run.result, name, namespace)  # the same "not found" message as explain
     answer = why_not(run, namespace, name, cluster)
+    data: dict[str, Any] = {
+        "apiVersion": "clusterplace.io/v1alpha1",
+        "kind": "WhyNot",
+        "metadata": {"name": name, "namespace": namespace},
+        "status": answer.to_dict(),
+    }
+    if emit_template_or_name(
+        output, document=data, rows=data["status"].get("suggestions", []), names=[]
+    ):
+        return
     if output in ("yaml", "json"):
-        data = {
-            "apiVersion": "clusterplace.io/v1alpha1",
-            "kind": "WhyNot",
-            "metadata": {"name": name, "namespace": namespace},
-            "status": answer.to_dict(),
-        }
         click.echo(dump_yaml_stream([data]) if output == "yaml" else dump_json(data), nl=False)
         return
     ref = f"{namespace}/{name}"
@@ -60,6 +64,6 @@ def print_why_not(
         for i, s in enumerate(answer.suggestions, 1)
     ]
     headers = ["#", "STAGE", "CHANGE", "EDITS", "RANK"]
-    click.echo(format_table(headers, rows), nl=False)
+    print_table(headers, rows)
     first = " ".join(str(e) for e in answer.suggestions[0].edits)
     click.echo(f"\nSee what else #1 moves: clusterplace what-if -f FLEET {first}")

@@ -6,11 +6,16 @@ from pathlib import Path
 
 from clusterplace.errors import ClusterplaceError
 
-__all__ = ["OutputError", "output_error"]
+__all__ = ["OutputError", "TemplateError", "output_error"]
 
 
 class OutputError(ClusterplaceError):
     """A file or folder could not be written (read-only, full, missing, too long...)."""
+
+
+class TemplateError(ClusterplaceError, ValueError):
+    """An ``-o`` template (jsonpath, custom-columns) that does not parse, or a template
+    file that cannot be read; the message says where and why."""
 
 
 def output_error(path: Path | str, err: OSError | ValueError) -> OutputError:

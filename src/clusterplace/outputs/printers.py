@@ -1,4 +1,5 @@
-"""``-o yaml|json|name|table|wide`` for lists of Kubernetes objects."""
+"""``-o`` for lists of Kubernetes objects: table, wide, yaml, json, name, jsonpath and
+custom-columns."""
 
 from __future__ import annotations
 
@@ -7,11 +8,10 @@ from typing import Any
 
 from clusterplace.api.base import KubeObject
 from clusterplace.outputs.dumpers import dump_json, dump_yaml_stream
+from clusterplace.outputs.formats import FORMATS, is_template, object_name, render_template
 from clusterplace.outputs.table import format_table
 
-__all__ = ["FORMATS", "Columns", "as_json_list", "print_objects"]
-
-FORMATS = ("table", "wide", "yaml", "json", "name")
+__all__ = ["FORMATS", "Columns", "as_json_list", "label_text", "print_objects"]
 
 Columns = Sequence[tuple[str, Callable[[Any], str]]]
 
@@ -26,22 +26,46 @@ def as_json_list(items: Sequence[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+def label_text(obj: KubeObject) -> str:
+    """Every label, ``k=v`` joined by commas in key order (``<none>``), as kubectl's
+    ``--show-labels`` prints them."""
+    return ",".join(f"{k}={v}" for k, v in sorted(obj.labels.items())) or "<none>"
+
+
 def print_objects(
     objects: Sequence[KubeObject],
     fmt: str,
     *,
     columns: Columns,
     wide_columns: Columns,
+    no_headers: bool = False,
+    show_labels: bool = False,
+    single: bool = False,
 ) -> str:
-    """The text to print for ``objects`` in format ``fmt`` (one of :data:`FORMATS`)."""
+    """The text to print for ``objects`` in format ``fmt`` (one of :data:`FORMATS`, or a
+    ``jsonpath=``/``custom-columns=`` template). ``single``: one object asked for by
+    name, which yaml, json and jsonpath print as itself rather than in a ``List``.
+    ``show_labels`` adds a LABELS column of every label (or makes the one the table has
+    show every label)."""
     if fmt == "yaml":
         if not objects:  # kubectl: an empty List, never nothing at all
             return dump_yaml_stream([as_json_list([])])
         return dump_yaml_stream([o.to_dict() for o in objects])
+    data = [o.to_dict() for o in objects] if fmt == "json" or is_template(fmt) else []
     if fmt == "json":
-        return dump_json(as_json_list([o.to_dict() for o in objects]))
+        return dump_json(data[0] if single and len(data) == 1 else as_json_list(data))
+    if is_template(fmt):
+        document = data[0] if single and len(data) == 1 else as_json_list(data)
+        # As kubectl: a jsonpath template prints exactly its text, no newline added.
+        return render_template(fmt, document, data, no_headers=no_headers)
     if fmt == "name":
-        return "".join(f"{o.name}\n" for o in objects)
-    cols = wide_columns if fmt == "wide" else columns
+        return "".join(f"{object_name(o.to_dict())}\n" for o in objects)
+    cols = list(wide_columns if fmt == "wide" else columns)
+    if show_labels:
+        shown = [h for h, _ in cols]
+        if "LABELS" in shown:
+            cols[shown.index("LABELS")] = ("LABELS", label_text)
+        else:
+            cols.append(("LABELS", label_text))
     rows = [[render(o) for _, render in cols] for o in objects]
-    return format_table([h for h, _ in cols], rows)
+    return format_table([h for h, _ in cols], rows, no_headers=no_headers)

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
-from clusterplace.api import Placement
+from clusterplace.api import ManagedCluster, Placement
 from clusterplace.api.base import format_time
+from clusterplace.api.placement import decision_group_label
 from clusterplace.errors import UnknownPlacementError
 from clusterplace.scheduling.candidates import set_selector
 from clusterplace.scheduling.framework import Code
@@ -14,7 +16,13 @@ from clusterplace.scheduling.pipeline import Outcome
 from clusterplace.scheduling.results import PlacementResult, ScheduleResult
 from clusterplace.scheduling.snapshot import Snapshot
 
-__all__ = ["ClusterExplanation", "explain", "explain_placement", "explanation_document"]
+__all__ = [
+    "ClusterExplanation",
+    "explain",
+    "explain_placement",
+    "explanation_document",
+    "ignored_taints",
+]
 
 
 @dataclass(frozen=True)
@@ -29,6 +37,15 @@ class ClusterExplanation:
     total: int | None = None
     scores: dict[str, int] = field(default_factory=dict)  # prioritizer -> raw score
     weights: dict[str, int] = field(default_factory=dict)
+    # The decision group a selected cluster is in: (index, name; "" when unnamed).
+    group: tuple[int, str] | None = None
+    # What the cluster's objects ask for that has no effect (a PreferNoSelect taint).
+    notes: tuple[str, ...] = ()
+
+    @property
+    def group_label(self) -> str:
+        """The decision group as every output writes it (``0``, ``0:canary``), or ``-``."""
+        return decision_group_label(*self.group) if self.group is not None else "-"
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -44,6 +61,11 @@ class ClusterExplanation:
                 {"prioritizer": p, "score": s, "weight": self.weights.get(p, 0)}
                 for p, s in self.scores.items()
             ]
+        if self.group is not None:
+            index, name = self.group
+            out["decisionGroup"] = {"index": index, "name": name} if name else {"index": index}
+        if self.notes:
+            out["notes"] = list(self.notes)
         return out
 
 
@@ -102,12 +124,38 @@ def explain_placement(
     return explain(result.snapshot, found)
 
 
+def ignored_taints(cluster: ManagedCluster) -> tuple[str, ...]:
+    """Notes on the cluster's PreferNoSelect taints: upstream's TaintToleration filter
+    considers only NoSelect and NoSelectIfNew, and no prioritizer reads taints, so a
+    PreferNoSelect taint changes nothing (as here)."""
+    return tuple(
+        f"taint {t.key}{'=' + t.value if t.value else ''}:PreferNoSelect has no effect "
+        "(OCM's TaintToleration filter only acts on NoSelect and NoSelectIfNew)"
+        for t in cluster.taints
+        if t.effect == "PreferNoSelect"
+    )
+
+
 def explain(snapshot: Snapshot, result: PlacementResult) -> list[ClusterExplanation]:
-    """An explanation for every cluster of ``snapshot``, in name order.
+    """An explanation for every cluster of ``snapshot``, in name order: each selected
+    cluster with its decision group, each cluster with a PreferNoSelect taint with a
+    note that the taint has no effect.
 
     ``snapshot`` is the run's :attr:`ScheduleResult.snapshot` (clusters and sets are
     read from it; scheduling changes only its decisions).
     """
+    groups = {c: (g.index, g.name) for g in result.groups for c in g.clusters}
+    items = _explain(snapshot, result)
+    for i, item in enumerate(items):
+        cluster = snapshot.clusters.get(item.cluster)
+        notes = ignored_taints(cluster) if cluster is not None else ()
+        group = groups.get(item.cluster) if item.selected else None
+        if notes or group is not None:
+            items[i] = dataclasses.replace(item, group=group, notes=notes)
+    return items
+
+
+def _explain(snapshot: Snapshot, result: PlacementResult) -> list[ClusterExplanation]:
     outcome = result.outcome
     if outcome is None:
         why = (

@@ -21,7 +21,15 @@ from clusterplace.scheduling.edits import Edit, EditedObject, apply_edits
 from clusterplace.scheduling.incremental import ChangeReport, IncrementalSchedule
 from clusterplace.scheduling.results import PlacementResult
 
-__all__ = ["PlacementDiff", "ScoreMove", "WhatIf", "applied", "what_if", "what_if_fleet"]
+__all__ = [
+    "GroupMove",
+    "PlacementDiff",
+    "ScoreMove",
+    "WhatIf",
+    "applied",
+    "what_if",
+    "what_if_fleet",
+]
 
 
 @dataclass(frozen=True)
@@ -36,9 +44,33 @@ class ScoreMove:
         return {"cluster": self.cluster, "before": self.before, "after": self.after}
 
 
+Group = tuple[int, str]  # a decision group: (index, name; "" when unnamed)
+
+
+@dataclass(frozen=True)
+class GroupMove:
+    """A cluster whose decision group the edits changed (None: not selected)."""
+
+    cluster: str
+    before: Group | None
+    after: Group | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"cluster": self.cluster, "before": _group(self.before), "after": _group(self.after)}
+
+
+def _group(group: Group | None) -> dict[str, Any] | None:
+    if group is None:
+        return None
+    index, name = group
+    return {"index": index, "name": name} if name else {"index": index}
+
+
 @dataclass(frozen=True)
 class PlacementDiff:
-    """What the edits did to one placement's decisions."""
+    """What the edits did to one placement's decisions: the clusters gained and lost,
+    the totals that moved, and every cluster whose decision group changed (the gained
+    and lost ones included)."""
 
     namespace: str
     name: str
@@ -47,6 +79,7 @@ class PlacementDiff:
     scores: tuple[ScoreMove, ...]
     selected_before: int
     selected_after: int
+    groups: tuple[GroupMove, ...] = ()
 
     @property
     def ref(self) -> str:
@@ -60,6 +93,7 @@ class PlacementDiff:
             "selectedBefore": self.selected_before,
             "selectedAfter": self.selected_after,
             "scores": [s.to_dict() for s in self.scores],
+            "groups": [g.to_dict() for g in self.groups],
         }
 
 
@@ -202,6 +236,10 @@ def _totals(result: PlacementResult) -> dict[str, int]:
     return dict(result.outcome.totals) if result.outcome is not None else {}
 
 
+def _groups(result: PlacementResult) -> dict[str, Group]:
+    return {c: (g.index, g.name) for g in result.groups for c in g.clusters}
+
+
 def _diff(old: PlacementResult, new: PlacementResult) -> PlacementDiff | None:
     was, now = _selected(old), _selected(new)
     gained = tuple(sorted(set(now) - set(was)))
@@ -212,7 +250,13 @@ def _diff(old: PlacementResult, new: PlacementResult) -> PlacementDiff | None:
         for name in sorted(before.keys() | after.keys())
         if before.get(name) != after.get(name)
     )
-    if not gained and not lost and not moves:
+    groups_before, groups_after = _groups(old), _groups(new)
+    regrouped = tuple(
+        GroupMove(name, groups_before.get(name), groups_after.get(name))
+        for name in sorted(groups_before.keys() | groups_after.keys())
+        if groups_before.get(name) != groups_after.get(name)
+    )
+    if not gained and not lost and not moves and not regrouped:
         return None
     ns, name = _key(new)
-    return PlacementDiff(ns, name, gained, lost, moves, len(was), len(now))
+    return PlacementDiff(ns, name, gained, lost, moves, len(was), len(now), regrouped)
