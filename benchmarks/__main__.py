@@ -1,4 +1,6 @@
 """``python -m benchmarks [--quick] [--repeat N] [--only S1,S2]``: run the scenarios, print a table.
+(``--live``: the directory hub's controller end to end; ``--route-watch``: route --watch
+end to end; ``--scaling PNG``: scaling curves.)
 
 Each run of a scenario is a fresh process (so peak memory is its own, and nothing one
 run remembers serves the next), ``--repeat`` runs; the table shows the median.
@@ -53,11 +55,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--live", action="store_true", help="the directory hub's controller, end to end"
     )
+    parser.add_argument(
+        "--route-watch", action="store_true", help="route --watch, end to end (W1-W3)"
+    )
     args = parser.parse_args(argv)
     if args.scaling:
         return _scaling(Path(args.scaling), args.repeat or 3)
     if args.live:
         return _live(args.quick)
+    if args.route_watch:
+        return _route_watch(args.quick)
     repeat = args.repeat or (1 if args.quick else 5)
     chosen = [s for s in SCENARIOS if not args.only or s.name in args.only.split(",")]
     python = f"{platform.python_implementation()} {platform.python_version()}"
@@ -102,6 +109,17 @@ def _live(quick: bool) -> int:
     )
     headers = ["SCENARIO", "WHAT", "SIZE", "RESULT", "TARGET / RATE"]
     print(format_table(headers, live_rows(quick)), end="")
+    return 0
+
+
+def _route_watch(quick: bool) -> int:
+    from benchmarks.route_watch import watch_rows
+
+    print(
+        f"# {platform.python_implementation()} {platform.python_version()}, {mp.cpu_count()} cores"
+    )
+    headers = ["SCENARIO", "WHAT", "SIZE", "RESULT", "NOTE"]
+    print(format_table(headers, watch_rows(quick)), end="")
     return 0
 
 

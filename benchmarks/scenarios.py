@@ -20,6 +20,7 @@ from benchmarks.controller import run_change_latency, run_cold_start
 from benchmarks.controller_kube import run_kube
 from benchmarks.end_to_end import run_s1_e2e, run_s6_e2e
 from benchmarks.rollout import run_full_rollout, run_status_latency
+from benchmarks.route_watch import run_watch_cold, run_watch_relabel
 from benchmarks.route_writes import run_route_writes
 from benchmarks.timed import Timed, run_timed
 from clusterplace import labels
@@ -336,6 +337,33 @@ SCENARIOS = [
         {"objects": 50, "clusters": 4},
         run_route_writes,
         None,
+    ),
+    Scenario(
+        "W1-cold-start",
+        "route --watch: process start to every copy written, watching",
+        "files",
+        {"clusters": 1000, "objects": 1000, "changes": 0},
+        {"clusters": 50, "objects": 50, "changes": 0},
+        run_watch_cold,
+        None,
+    ),
+    Scenario(
+        "W2-relabel-p50",
+        "route --watch: a cluster file relabelled to its copies written, median",
+        "changes",
+        {"clusters": 1000, "objects": 1000, "changes": 40},
+        {"clusters": 50, "objects": 50, "changes": 5},
+        run_watch_relabel,
+        None,
+    ),
+    Scenario(
+        "W2-relabel-p99",
+        "the same, 99th percentile",
+        "changes",
+        {"clusters": 1000, "objects": 1000, "changes": 40},
+        {"clusters": 50, "objects": 50, "changes": 5},
+        lambda size: run_watch_relabel(size, 0.99),
+        1.0,
     ),
     Scenario(
         "C1-cold-start",

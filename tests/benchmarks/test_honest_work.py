@@ -46,6 +46,10 @@ OUT_OF_PROCESS = {
     "S6-e2e-schedule",
     "S6-e2e-explain",
     "route-writes",
+    # route --watch in its own process on files written fresh for each run.
+    "W1-cold-start",
+    "W2-relabel-p50",
+    "W2-relabel-p99",
     "C1-cold-start",
     "C2-latency-p50",
     "C2-latency-p99",

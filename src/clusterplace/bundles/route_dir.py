@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from clusterplace import jsontext
 from clusterplace.errors import InputError, InputErrors, Location
@@ -17,10 +17,22 @@ from clusterplace.outputs import FileTransaction, OutputError, open_output
 from clusterplace.outputs.dumpers import dump_yaml_stream
 from clusterplace.safepath import resolve
 
-__all__ = ["INDEX_NAME", "Change", "RoutePlan", "apply_plan", "plan_route_dir", "route_into"]
+__all__ = [
+    "INDEX_NAME",
+    "Change",
+    "RouteCopy",
+    "RoutePlan",
+    "apply_plan",
+    "index_text",
+    "plan_copies",
+    "plan_route_dir",
+    "route_copies",
+    "route_into",
+]
 
 INDEX_NAME = ".clusterplace-route.json"
 INDEX_KIND = "RouteIndex"
+INDEX_API_VERSION = "clusterplace.io/v1"
 
 
 def _digest(text: str) -> str:
@@ -107,6 +119,72 @@ def _read(path: Path) -> str | None:
         raise OutputError(f"{path}: cannot read: {reason}") from None
 
 
+class RouteCopy(NamedTuple):
+    """One object's text as written to one cluster's folder."""
+
+    cluster: str
+    file: str
+    obj: str  # Kind/namespace/name
+    text: str
+
+    @property
+    def relpath(self) -> str:
+        return f"{self.cluster}/{self.file}"
+
+
+def route_copies(routed: Sequence[Routed]) -> Iterator[RouteCopy]:
+    """Every copy ``routed`` puts in a cluster's folder."""
+    for item in routed:
+        shared = dump_yaml_stream([dict(item.obj)]) if item.division is None else None
+        ref = object_ref(item.obj)
+        for cluster in item.clusters:
+            # A divided workload's copies differ by spec.replicas; others are one text.
+            text = (
+                shared if shared is not None else dump_yaml_stream([dict(item.copy_for(cluster))])
+            )
+            yield RouteCopy(cluster, item.file_name, ref, text)
+
+
+def _decide(
+    path: Path, copy: RouteCopy, current: str | None, previous: dict[str, str] | None, force: bool
+) -> tuple[str, dict[str, str]] | InputError:
+    """What becomes of ``copy`` given the file's ``current`` text and its ``previous``
+    index entry: (action, its index entry), or the conflict that refuses it."""
+    entry = {"object": copy.obj, "sha256": _digest(copy.text)}
+    if current is None:
+        return "add", entry
+    if current == copy.text:
+        return "unchanged", entry
+    if previous is None:
+        if not force:
+            return InputError(
+                "exists but was not written by clusterplace route; it is never "
+                "overwritten: move it away, or give --force to replace it",
+                Location(file=str(path)),
+            )
+        return "update", entry
+    if _digest(current) == previous.get("sha256") or force:
+        return "update", entry
+    return "keep", previous  # still ours, still edited: never a conflict later
+
+
+def _decide_stale(current: str | None, previous: dict[str, str], force: bool) -> str | None:
+    """What becomes of a copy written earlier that is no longer routed there: remove,
+    keep (edited by hand since), or None (gone already)."""
+    if current is None:
+        return None
+    if force or _digest(current) == previous.get("sha256"):
+        return "remove"
+    return "keep"
+
+
+def _bad_cluster(out_dir: Path, cluster: str) -> InputError:
+    return InputError(
+        f"cluster name {cluster!r} cannot be used as a directory name",
+        Location(file=str(out_dir)),
+    )
+
+
 def plan_route_dir(out_dir: Path, routed: Sequence[Routed], *, force: bool = False) -> RoutePlan:
     """What writing ``routed`` into ``out_dir`` would add, update, remove and keep.
 
@@ -116,69 +194,50 @@ def plan_route_dir(out_dir: Path, routed: Sequence[Routed], *, force: bool = Fal
     did not write is never overwritten without ``force``: that raises
     :class:`InputError`.
     """
+    return plan_copies(out_dir, route_copies(routed), force=force)
+
+
+def plan_copies(out_dir: Path, copies: Iterable[RouteCopy], *, force: bool = False) -> RoutePlan:
+    """:func:`plan_route_dir` for copies already rendered: ``copies`` are the whole
+    folder's (every copy of one run), so those of the index not among them go."""
     plan = RoutePlan(out_dir, index_text=_read(out_dir / INDEX_NAME))
     previous = _parse_index(out_dir, plan.index_text)
     conflicts: list[InputError] = []
     checked: dict[str, bool] = {}
-    for item in routed:
-        shared = dump_yaml_stream([dict(item.obj)]) if item.division is None else None
-        ref = object_ref(item.obj)
-        for cluster in item.clusters:
-            # A divided workload's copies differ by spec.replicas; others are one text.
-            text = (
-                shared if shared is not None else dump_yaml_stream([dict(item.copy_for(cluster))])
-            )
-            rel = f"{cluster}/{item.file_name}"
-            path = out_dir / rel
-            if not _inside(out_dir, rel, checked):
-                conflicts.append(
-                    InputError(
-                        f"cluster name {cluster!r} cannot be used as a directory name",
-                        Location(file=str(out_dir)),
-                    )
-                )
-                continue
-            current = _read(path)
-            entry = {"object": ref, "sha256": _digest(text)}
-            if current is None:
-                action = "add"
-            elif current == text:
-                action = "unchanged"
-            elif rel not in previous:
-                if not force:
-                    conflicts.append(
-                        InputError(
-                            "exists but was not written by clusterplace route; it is never "
-                            "overwritten: move it away, or give --force to replace it",
-                            Location(file=str(path)),
-                        )
-                    )
-                    continue
-                action = "update"
-            elif _digest(current) == previous[rel].get("sha256") or force:
-                action = "update"
-            else:
-                action = "keep"
-                entry = previous[rel]  # still ours, still edited: never a conflict later
-            plan.contents[rel] = text
-            plan.index[rel] = entry
-            plan.changes.append(Change(action, cluster, item.file_name, ref))
+    for copy in copies:
+        rel = copy.relpath
+        path = out_dir / rel
+        if not _inside(out_dir, rel, checked):
+            conflicts.append(_bad_cluster(out_dir, copy.cluster))
+            continue
+        decided = _decide(path, copy, _read(path), previous.get(rel), force)
+        if isinstance(decided, InputError):
+            conflicts.append(decided)
+            continue
+        action, entry = decided
+        plan.contents[rel] = copy.text
+        plan.index[rel] = entry
+        plan.changes.append(Change(action, copy.cluster, copy.file, copy.obj))
     if conflicts:
         raise InputErrors(conflicts)
     for rel, entry in sorted(previous.items()):
         if rel in plan.index:
             continue
         cluster, _, name = rel.partition("/")
-        current = _read(out_dir / rel)
-        if current is None:
+        stale = _decide_stale(_read(out_dir / rel), entry, force)
+        if stale is None:
             continue
-        if force or _digest(current) == entry.get("sha256"):
-            plan.changes.append(Change("remove", cluster, name, entry.get("object", "")))
-        else:
-            plan.changes.append(Change("keep", cluster, name, entry.get("object", "")))
+        plan.changes.append(Change(stale, cluster, name, entry.get("object", "")))
+        if stale == "keep":
             plan.index[rel] = entry
     plan.changes.sort(key=lambda c: (c.cluster, c.file))
     return plan
+
+
+def index_text(files: dict[str, dict[str, str]]) -> str:
+    """The index file's text for the entries ``files`` (relpath -> entry)."""
+    index = {"apiVersion": INDEX_API_VERSION, "kind": INDEX_KIND, "files": files}
+    return json.dumps(index, indent=2, sort_keys=True) + "\n"
 
 
 def apply_plan(plan: RoutePlan, tx: FileTransaction) -> None:
@@ -190,8 +249,7 @@ def apply_plan(plan: RoutePlan, tx: FileTransaction) -> None:
             tx.write(path, plan.contents[change.relpath])
         elif change.action == "remove":
             tx.delete(path)
-    index = {"apiVersion": "clusterplace.io/v1", "kind": INDEX_KIND, "files": plan.index}
-    text = json.dumps(index, indent=2, sort_keys=True) + "\n"
+    text = index_text(plan.index)
     if plan.index_text != text:
         tx.write_last(plan.out_dir / INDEX_NAME, text)
     tx.commit()

@@ -14,15 +14,9 @@ from clusterplace.cli._common import load, now_option_for, warn
 from clusterplace.codecs import expand_sources, read_documents
 from clusterplace.codecs.loader import Document, require_unique_identities
 from clusterplace.codecs.observed import read_observed
-from clusterplace.errors import InputError, InputErrors
-from clusterplace.federation import (
-    ANNOTATION,
-    DIVISIONS,
-    DivisionError,
-    Routed,
-    RoutingError,
-)
-from clusterplace.federation import route_and_divide as route_and_divide_objects
+from clusterplace.codecs.routing import route_documents
+from clusterplace.errors import InputError
+from clusterplace.federation import DIVISIONS, Routed
 
 __all__ = ["clusters_option", "division_options", "read_route_and_divide"]
 
@@ -91,19 +85,7 @@ def read_route_and_divide(
         observed, notes = read_observed(observed_dir, fleet.clusters)
         for note in notes:
             warn(note)
-    try:
-        routed, warnings = route_and_divide_objects(
-            [d.data for d in documents], labels, observed, now=now, division=division
-        )
-    except RoutingError as err:
-        annotation = ("metadata", "annotations", ANNOTATION)
-        raise InputErrors(
-            [InputError(msg, documents[i].location(annotation)) for i, msg in err.problems]
-        ) from None
-    except DivisionError as err:
-        raise InputErrors(
-            [InputError(msg, documents[i].location(path)) for i, path, msg in err.problems]
-        ) from None
+    routed, warnings = route_documents(documents, labels, observed, now=now, division=division)
     for warning in warnings:
-        warn(f"{documents[warning.index].location(warning.field)}: {warning.message}")
+        warn(warning)
     return routed, documents

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -56,6 +57,12 @@ FORMATS = ("table", "wide", "yaml", "json")
 @lock_timeout_option(
     "How long to wait for another run writing the same output directory.", default=0
 )
+@click.option(
+    "--watch",
+    is_flag=True,
+    help="Keep OUT_DIR current until stopped (SIGTERM, Ctrl-C): the manifests, --clusters "
+    "and --observed are watched, and each change is written as a run would write it.",
+)
 def route(
     filenames: tuple[str, ...],
     recursive: bool,
@@ -68,6 +75,7 @@ def route(
     now: datetime,
     force: bool,
     lock_timeout: float,
+    watch: bool,
 ) -> None:
     """Route objects to clusters with the Federation ClusterSelector annotation.
 
@@ -76,7 +84,22 @@ def route(
     did not write are never touched. The replicas of each Deployment and ReplicaSet
     are divided among its clusters as the Federation replica scheduler did, by its
     replica-set-preferences or deployment-preferences annotation.
+
+    With --watch it keeps running: each change of the inputs is written within a
+    moment, and a line per change set is logged to stderr. See docs/cli.md.
     """
+    if watch:
+        _watch(
+            filenames,
+            recursive,
+            cluster_files,
+            out_dir,
+            observed_dir,
+            division,
+            force,
+            lock_timeout,
+        )
+        return
     routed, _ = read_route_and_divide(
         filenames,
         recursive,
@@ -103,6 +126,50 @@ def route(
                 "(--force overwrites it)",
                 err=True,
             )
+
+
+def _log(message: str) -> None:
+    for line in message.splitlines():
+        click.echo(f"route: {line}", err=True)
+    sys.stderr.flush()
+
+
+def _watch(
+    filenames: tuple[str, ...],
+    recursive: bool,
+    cluster_files: tuple[str, ...],
+    out_dir: Path,
+    observed_dir: Path | None,
+    division: str,
+    force: bool,
+    lock_timeout: float,
+) -> None:
+    ctx = click.get_current_context()
+    given = {
+        name
+        for name in ("dry_run", "output_format", "now")
+        if ctx.get_parameter_source(name) == click.core.ParameterSource.COMMANDLINE
+    }
+    if given:
+        flags = {"dry_run": "--dry-run", "output_format": "--format", "now": "--now"}
+        shown = ", ".join(flags[name] for name in sorted(given))
+        raise click.UsageError(
+            f"{shown}: not with --watch (it writes as it goes, logs to stderr, and divides "
+            "replicas at the time of each change)"
+        )
+    from clusterplace.fedsync import WatchOptions, run_route_watch
+
+    options = WatchOptions(
+        filenames=filenames,
+        cluster_files=cluster_files,
+        out_dir=out_dir,
+        recursive=recursive,
+        observed_dir=observed_dir,
+        division=division,
+        force=force,
+        lock_timeout=lock_timeout,
+    )
+    run_route_watch(options, report=_log)
 
 
 def _targets(item: Routed) -> str:

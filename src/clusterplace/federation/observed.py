@@ -204,6 +204,29 @@ class ClusterState:
                 state.pods.setdefault(_namespace(obj), []).append(obj)
         return state
 
+    def next_unschedulable(self, now: datetime) -> datetime | None:
+        """The last moment before a pod observed here starts to count as unschedulable
+        (its ``PodScheduled=False`` condition, reason ``Unschedulable``, turns 60 s old),
+        the earliest such after ``now``; None when no pod will. Past that moment the
+        capacities this state gives may differ, with nothing observed having changed."""
+        found: datetime | None = None
+        for pods in self.pods.values():
+            for pod in pods:
+                status = pod.get("status") or {}
+                if status.get("phase") == "Running":
+                    continue
+                for c in status.get("conditions") or []:
+                    if (c.get("type"), c.get("status"), c.get("reason")) != (
+                        "PodScheduled",
+                        "False",
+                        "Unschedulable",
+                    ) or c.get("lastTransitionTime") is None:
+                        continue
+                    moment = parse_time(c["lastTransitionTime"]) + UNSCHEDULABLE_AFTER
+                    if moment >= now and (found is None or moment < found):
+                        found = moment
+        return found
+
     def workload(self, kind: str, namespace: str, name: str, now: datetime) -> WorkloadState | None:
         """The state of the workload's copy here, or None when there is no copy."""
         copy = self.workloads.get((kind, namespace, name))

@@ -11,7 +11,7 @@ from clusterplace.errors import ClusterplaceError
 from clusterplace.federation.cluster_selector import ANNOTATION, parse_cluster_selector
 from clusterplace.federation.observed import WorkloadState
 from clusterplace.federation.replicas import ReplicaPlan
-from clusterplace.labels import Labels, SelectorError
+from clusterplace.labels import LabelIndex, Labels, SelectorError
 
 __all__ = ["Routed", "RoutingError", "object_file_name", "route"]
 
@@ -45,6 +45,8 @@ class RoutingError(ClusterplaceError, ValueError):
         super().__init__("; ".join(msg for _, msg in problems))
         self.problems = list(problems)
 
+
+INDEX_FROM = 64  # clusters from which selectors are answered by a LabelIndex
 
 _KEEP = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-")
 NAME_MAX = 255  # bytes in one file name, on every common file system
@@ -106,6 +108,9 @@ def route(objects: Sequence[Mapping[str, Any]], clusters: Mapping[str, Labels]) 
     routed: list[Routed] = []
     problems: list[tuple[int, str]] = []
     names = sorted(clusters)
+    # Many clusters: each selector is answered over all of them at once (the same
+    # answers as Selector.matches; tests/labels/test_index.py).
+    label_index = LabelIndex(clusters[name] for name in names) if len(names) >= INDEX_FROM else None
     for index, obj in enumerate(objects):
         file_name = object_file_name(obj)
         unsafe = _unsafe_name(obj, file_name)
@@ -125,7 +130,10 @@ def route(objects: Sequence[Mapping[str, Any]], clusters: Mapping[str, Labels]) 
         except SelectorError as err:
             problems.append((index, f"invalid {ANNOTATION} annotation: {err.message}"))
             continue
-        chosen = tuple(name for name in names if selector.matches(clusters[name]))
+        if label_index is not None:
+            chosen = tuple(names[i] for i in label_index.positions(selector).tolist())
+        else:
+            chosen = tuple(name for name in names if selector.matches(clusters[name]))
         routed.append(Routed(obj, chosen, file_name, str(selector)))
     if problems:
         raise RoutingError(problems)
