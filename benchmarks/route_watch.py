@@ -193,7 +193,7 @@ def measure_route_watch(
             _write(fleet / f"cluster{i:04d}.yaml", _cluster(i, region))
         for i in range(size["objects"]):
             _write(manifests / f"app{i:04d}.yaml", _object(i))
-        watch = _Watch(["-f", str(manifests), "--clusters", str(fleet), "-o", str(out)])
+        watch = _Watch(["-f", str(manifests), "--clusters", str(fleet), "--output-dir", str(out)])
         try:
             _, line = watch.next_line(0.0, f"{out}: ")
             at, _ = watch.next_line(0.0, "watching")

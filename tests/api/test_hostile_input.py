@@ -132,7 +132,7 @@ def test_json_inside_values_is_bounded_too(tmp_path: Path) -> None:
     )
     fleet = str(Path(__file__).resolve().parents[2] / "examples" / "fleet")
     out = tmp_path / "out"
-    code, err = _cli("route", "-f", str(manifest), "--clusters", fleet, "-o", str(out))
+    code, err = _cli("route", "-f", str(manifest), "--clusters", fleet, "--output-dir", str(out))
     assert code == 1 and "ConfigMap/a/x" in err and "nested more than 128 levels deep" in err
     assert not out.exists()
     manifest = tmp_path / "cm.yaml"
@@ -143,7 +143,7 @@ def test_json_inside_values_is_bounded_too(tmp_path: Path) -> None:
     ]:
         out.mkdir(exist_ok=True)
         (out / name).write_text(deep)
-        code, err = _cli("route", "-f", str(manifest), "--clusters", fleet, "-o", str(out))
+        code, err = _cli("route", "-f", str(manifest), "--clusters", fleet, "--output-dir", str(out))
         assert code == 1 and message in err, err
         (out / name).unlink()
 

@@ -587,7 +587,7 @@ def test_a_bad_module_yaml_operator_stops_every_command(run, tmp_path):
         [
             ("validate-module", str(bad)),
             ("apply-module", str(bad), "--labels", _labels("B"), "--out", str(out)),
-            ("gen-module", str(bad), "-o", str(gen)),
+            ("gen-module", str(bad), "--output-dir", str(gen)),
             ("plan-module", str(bad), "-f", "examples/fleet"),
         ],
     )

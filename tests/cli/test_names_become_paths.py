@@ -42,7 +42,7 @@ def test_a_definition_name_that_climbs_out_is_refused_everywhere(run: Run, tmp_p
     before = _files(tmp_path)
     for args in (
         ["validate-module", "--strict", str(module)],
-        ["gen-module", str(module), "-o", str(tmp_path / "gen")],
+        ["gen-module", str(module), "--output-dir", str(tmp_path / "gen")],
         [
             "apply-module",
             str(module),

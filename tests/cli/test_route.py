@@ -34,7 +34,7 @@ def test_dry_run_prints_the_plan_and_writes_nothing(run, golden, tmp_path):
         "examples/manifests",
         "--clusters",
         "examples/fleet",
-        "-o",
+        "--output-dir",
         str(out),
         "--dry-run",
     )
@@ -46,7 +46,13 @@ def test_dry_run_prints_the_plan_and_writes_nothing(run, golden, tmp_path):
 def test_writes_one_file_per_object_and_cluster(run, tmp_path):
     out = tmp_path / "out"
     result = run(
-        "route", "-f", "examples/manifests", "--clusters", "examples/fleet", "-o", str(out)
+        "route",
+        "-f",
+        "examples/manifests",
+        "--clusters",
+        "examples/fleet",
+        "--output-dir",
+        str(out),
     )
     assert result.code == 0, result.stderr
     assert result.stdout.endswith(f"Wrote {out}: 39 add\n")
@@ -60,7 +66,15 @@ def test_writes_one_file_per_object_and_cluster(run, tmp_path):
         (ROOT / "examples/manifests/10-configmap-gdpr-settings.yaml").read_text()
     )
     assert copy == original
-    again = run("route", "-f", "examples/manifests", "--clusters", "examples/fleet", "-o", str(out))
+    again = run(
+        "route",
+        "-f",
+        "examples/manifests",
+        "--clusters",
+        "examples/fleet",
+        "--output-dir",
+        str(out),
+    )
     assert again.stdout.endswith(f"Wrote {out}: 39 unchanged\n")
 
 
@@ -74,7 +88,10 @@ def test_a_later_run_removes_copies_whose_selector_no_longer_matches(run, tmp_pa
     )
     mine = out / "aws-prod-use1" / "notes.txt"
     assert (
-        run("route", "-f", str(manifests), "--clusters", "examples/fleet", "-o", str(out)).code == 0
+        run(
+            "route", "-f", str(manifests), "--clusters", "examples/fleet", "--output-dir", str(out)
+        ).code
+        == 0
     )
     assert (out / "aws-prod-euw1" / "configmap_shop_settings.yaml").exists()
     mine.parent.mkdir(parents=True, exist_ok=True)
@@ -83,7 +100,9 @@ def test_a_later_run_removes_copies_whose_selector_no_longer_matches(run, tmp_pa
     _manifest(
         manifests / "cm.yaml", "settings", [{"key": "location", "operator": "in", "values": ["us"]}]
     )
-    result = run("route", "-f", str(manifests), "--clusters", "examples/fleet", "-o", str(out))
+    result = run(
+        "route", "-f", str(manifests), "--clusters", "examples/fleet", "--output-dir", str(out)
+    )
     assert result.code == 0, result.stderr
     assert "remove   aws-prod-euw1" in result.stdout
     assert not (out / "aws-prod-euw1" / "configmap_shop_settings.yaml").exists()
@@ -95,14 +114,19 @@ def test_invalid_annotation_names_object_and_requirement_and_writes_nothing(run,
     manifests, out = tmp_path / "m", tmp_path / "out"
     shutil.copytree(ROOT / "examples/manifests", manifests)
     assert (
-        run("route", "-f", str(manifests), "--clusters", "examples/fleet", "-o", str(out)).code == 0
+        run(
+            "route", "-f", str(manifests), "--clusters", "examples/fleet", "--output-dir", str(out)
+        ).code
+        == 0
     )
     before = _tree(out)
     _manifest(
         manifests / "zz-bad.yaml", "bad", [{"key": "env", "operator": "Equals", "values": ["x"]}]
     )
     (manifests / "40-configmap-sidecar-config.yaml").unlink()  # would otherwise be removed
-    result = run("route", "-f", str(manifests), "--clusters", "examples/fleet", "-o", str(out))
+    result = run(
+        "route", "-f", str(manifests), "--clusters", "examples/fleet", "--output-dir", str(out)
+    )
     assert result.code == 1
     assert result.stdout == ""
     assert result.stderr == (
@@ -123,7 +147,9 @@ def test_refuses_to_overwrite_a_file_it_did_not_write(run, tmp_path):
     theirs = out / "onprem-dc1" / "configmap_shop_settings.yaml"
     theirs.parent.mkdir(parents=True)
     theirs.write_text("hand-made\n")
-    result = run("route", "-f", str(manifests), "--clusters", "examples/fleet", "-o", str(out))
+    result = run(
+        "route", "-f", str(manifests), "--clusters", "examples/fleet", "--output-dir", str(out)
+    )
     assert result.code == 1
     assert "was not written by clusterplace route; it is never overwritten" in result.stderr
     assert _tree(out) == {"onprem-dc1/configmap_shop_settings.yaml": "hand-made\n"}
@@ -135,7 +161,13 @@ def test_duplicate_manifest_names_both_places(run, tmp_path):
     _manifest(manifests / "a.yaml", "same", None)
     _manifest(manifests / "b.yaml", "same", None)
     result = run(
-        "route", "-f", str(manifests), "--clusters", "examples/fleet", "-o", str(tmp_path / "o")
+        "route",
+        "-f",
+        str(manifests),
+        "--clusters",
+        "examples/fleet",
+        "--output-dir",
+        str(tmp_path / "o"),
     )
     assert result.code == 1
     assert str(manifests / "a.yaml") in result.stderr
@@ -147,7 +179,13 @@ def test_an_empty_fleet_is_refused_and_removes_nothing(run, tmp_path):
     out = tmp_path / "out"
     assert (
         run(
-            "route", "-f", "examples/manifests", "--clusters", "examples/fleet", "-o", str(out)
+            "route",
+            "-f",
+            "examples/manifests",
+            "--clusters",
+            "examples/fleet",
+            "--output-dir",
+            str(out),
         ).code
         == 0
     )
@@ -155,7 +193,9 @@ def test_an_empty_fleet_is_refused_and_removes_nothing(run, tmp_path):
     empty = tmp_path / "empty"
     empty.mkdir()
     (empty / "nothing.yaml").write_text("# no clusters here\n")
-    result = run("route", "-f", "examples/manifests", "--clusters", str(empty), "-o", str(out))
+    result = run(
+        "route", "-f", "examples/manifests", "--clusters", str(empty), "--output-dir", str(out)
+    )
     assert result.code == 1
     assert "no ManagedCluster found in the --clusters input" in result.stderr
     assert sorted(p.name for p in out.rglob("*")) == before
@@ -168,7 +208,13 @@ def test_a_cluster_cannot_be_named_like_a_control_file(run, tmp_path):
         "metadata: {name: .clusterplace-route.json}\nspec: {hubAcceptsClient: true}\n"
     )
     result = run(
-        "route", "-f", "examples/manifests", "--clusters", str(clusters), "-o", str(tmp_path / "o")
+        "route",
+        "-f",
+        "examples/manifests",
+        "--clusters",
+        str(clusters),
+        "--output-dir",
+        str(tmp_path / "o"),
     )
     assert result.code == 1 and "RFC 1123 label" in result.stderr
     assert not (tmp_path / "o").exists()
@@ -187,7 +233,7 @@ def test_a_cluster_that_gets_nothing_any_more_keeps_no_folder(run, tmp_path):
         f"{cluster}metadata: {{name: one, labels: {{env: a}}}}\n---\n"
         f"{cluster}metadata: {{name: two, labels: {{env: a}}}}\n"
     )
-    args = ("route", "-f", str(manifests), "--clusters", str(fleet), "-o", str(out))
+    args = ("route", "-f", str(manifests), "--clusters", str(fleet), "--output-dir", str(out))
     assert run(*args).code == 0
     assert sorted(p.name for p in out.iterdir() if p.is_dir()) == ["one", "two"]
     fleet.write_text(fleet.read_text().replace("two, labels: {env: a}", "two, labels: {env: b}"))
@@ -198,3 +244,33 @@ def test_a_cluster_that_gets_nothing_any_more_keeps_no_folder(run, tmp_path):
     assert run(*args[:-1], str(clean)).code == 0
     assert _tree(out).keys() == _tree(clean).keys()
     assert {p.name for p in out.iterdir()} == {p.name for p in clean.iterdir()}
+
+
+def test_o_is_the_plan_format_and_never_a_folder(run, tmp_path):
+    base = (
+        "route",
+        "-f",
+        str(ROOT / "examples/manifests"),
+        "--clusters",
+        str(ROOT / "examples/fleet"),
+    )
+    old = run(*base, "-o", "out", cwd=tmp_path)
+    assert old.code == 2
+    assert "the output folder is --output-dir out" in old.stderr
+    as_yaml = run(*base, "-o", "yaml", cwd=tmp_path)
+    assert as_yaml.code == 2
+    assert "--output-dir" in as_yaml.stderr
+    assert list(tmp_path.iterdir()) == []
+    out = tmp_path / "dir"
+    planned = run(*base, "--output-dir", str(out), "--dry-run", "-o", "yaml", cwd=tmp_path)
+    assert planned.code == 0, planned.stderr
+    assert yaml.safe_load(planned.stdout)["kind"] == "RoutePlan"
+    assert not out.exists()
+    assert [p.name for p in tmp_path.iterdir()] == []
+
+
+def test_gen_module_takes_output_dir_and_refuses_o(run, tmp_path):
+    refused = run("gen-module", str(ROOT / "examples/my-platform"), "-o", "yaml", cwd=tmp_path)
+    assert refused.code == 2
+    assert "the folder is --output-dir yaml" in refused.stderr
+    assert list(tmp_path.iterdir()) == []

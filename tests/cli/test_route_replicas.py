@@ -12,7 +12,7 @@ BASE = ("-f", "examples/manifests", "--clusters", "examples/fleet")
 
 
 def _route(run, out: Path, *extra: str):
-    return run("route", *BASE, "-o", str(out), "--now", NOW, *extra)
+    return run("route", *BASE, "--output-dir", str(out), "--now", NOW, *extra)
 
 
 def test_dry_run_shows_replicas_and_why(run, golden, tmp_path):
@@ -105,7 +105,7 @@ def test_invalid_preferences_warn_and_use_the_defaults(run, tmp_path):
         str(manifests),
         "--clusters",
         "examples/fleet",
-        "-o",
+        "--output-dir",
         str(tmp_path / "out"),
         "--dry-run",
     )
@@ -124,7 +124,7 @@ def test_bad_replicas_is_an_error_and_nothing_is_written(run, tmp_path):
     manifests, out = tmp_path / "m", tmp_path / "out"
     manifests.mkdir()
     _workload(manifests / "rs.yaml", replicas="3")
-    result = run("route", "-f", str(manifests), "--clusters", "examples/fleet", "-o", str(out))
+    result = run("route", "-f", str(manifests), "--clusters", "examples/fleet", "--output-dir", str(out))
     assert result.code == 1
     assert result.stderr == (
         f"error: {manifests / 'rs.yaml'}:10: ReplicaSet/shop/x: spec.replicas: must be an "
@@ -132,7 +132,7 @@ def test_bad_replicas_is_an_error_and_nothing_is_written(run, tmp_path):
     )
     assert "Traceback" not in result.stderr and not out.exists()
     _workload(manifests / "rs.yaml", replicas=-2)
-    result = run("route", "-f", str(manifests), "--clusters", "examples/fleet", "-o", str(out))
+    result = run("route", "-f", str(manifests), "--clusters", "examples/fleet", "--output-dir", str(out))
     assert result.code == 1 and "must not be negative, not -2" in result.stderr
     assert not out.exists()
 

@@ -135,7 +135,7 @@ class Watch:
 @pytest.fixture
 def watch(setup: tuple[Path, Path, Path], tmp_path: Path) -> Iterator[Watch]:
     folder, fleet, out = setup
-    running = Watch("-f", str(folder), "--clusters", str(fleet), "-o", str(out), cwd=tmp_path)
+    running = Watch("-f", str(folder), "--clusters", str(fleet), "--output-dir", str(out), cwd=tmp_path)
     try:
         running.wait_watching()
         yield running
@@ -156,7 +156,7 @@ def files(out: Path) -> dict[str, tuple[bytes, int, int]]:
 def route_once(folder: Path, fleet: Path, out: Path) -> dict[str, bytes]:
     """What a one-shot route of the same inputs writes, index included."""
     done = subprocess.run(
-        [*command(), "route", "-f", str(folder), "--clusters", str(fleet), "-o", str(out)],
+        [*command(), "route", "-f", str(folder), "--clusters", str(fleet), "--output-dir", str(out)],
         capture_output=True,
         text=True,
         check=False,
@@ -289,7 +289,7 @@ def test_the_output_folder_stays_locked_while_it_runs(
     setup: tuple[Path, Path, Path], watch: Watch, tmp_path: Path
 ) -> None:
     folder, fleet, out = setup
-    args = ["-f", str(folder), "--clusters", str(fleet), "-o", str(out)]
+    args = ["-f", str(folder), "--clusters", str(fleet), "--output-dir", str(out)]
     for extra in (["--watch"], []):
         done = subprocess.run(
             [*command(), "route", *extra, *args], capture_output=True, text=True, check=False
@@ -313,7 +313,7 @@ def test_a_second_watch_waits_for_the_lock_with_lock_timeout(
         str(folder),
         "--clusters",
         str(fleet),
-        "-o",
+        "--output-dir",
         str(out),
         "--lock-timeout",
         "60",
@@ -348,7 +348,7 @@ def test_options_that_do_not_go_with_watch(
             str(folder),
             "--clusters",
             str(fleet),
-            "-o",
+            "--output-dir",
             str(out),
             *args,
         ],
@@ -363,7 +363,7 @@ def test_options_that_do_not_go_with_watch(
 def test_standard_input_cannot_be_watched(setup: tuple[Path, Path, Path]) -> None:
     _, fleet, out = setup
     done = subprocess.run(
-        [*command(), "route", "--watch", "-f", "-", "--clusters", str(fleet), "-o", str(out)],
+        [*command(), "route", "--watch", "-f", "-", "--clusters", str(fleet), "--output-dir", str(out)],
         capture_output=True,
         text=True,
         input="",

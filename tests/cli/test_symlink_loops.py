@@ -31,7 +31,7 @@ def test_route_into_a_folder_with_a_looping_cluster_folder(
     out = tmp_path / "out"
     out.mkdir()
     _loop(out / "aws-prod-use1", out / "other")
-    result = run("route", "-f", MANIFESTS, "--clusters", FLEET, "-o", str(out))
+    result = run("route", "-f", MANIFESTS, "--clusters", FLEET, "--output-dir", str(out))
     assert result.code == 1 and "Traceback" not in result.stderr, result.stderr
     assert f"error: {out / 'aws-prod-use1'}: {LOOP}" in result.stderr
     assert sorted(p.name for p in out.iterdir()) == ["aws-prod-use1", "other"]
@@ -40,7 +40,7 @@ def test_route_into_a_folder_with_a_looping_cluster_folder(
 def test_route_into_a_looping_output_folder(run: Callable[..., Result], tmp_path: Path) -> None:
     out = tmp_path / "out"
     _loop(out, tmp_path / "back")
-    result = run("route", "-f", MANIFESTS, "--clusters", FLEET, "-o", str(out))
+    result = run("route", "-f", MANIFESTS, "--clusters", FLEET, "--output-dir", str(out))
     assert result.code == 1 and "Traceback" not in result.stderr, result.stderr
     assert str(out) in result.stderr and "symbolic links" in result.stderr
 

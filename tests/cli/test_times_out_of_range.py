@@ -26,7 +26,7 @@ NOW_COMMANDS = [
     ["explain", "placement", "analytics", "-n", "apps", "-f", FLEET],
     ["what-if", "-f", FLEET, "--set", "cluster/aws-prod-use1:labels.a=b"],
     ["get", "placements", "-A", "--schedule", "-f", FLEET],
-    ["route", "-f", MANIFESTS, "--clusters", FLEET, "-o", "OUT", "--dry-run"],
+    ["route", "-f", MANIFESTS, "--clusters", FLEET, "--output-dir", "OUT", "--dry-run"],
 ]
 
 
@@ -105,7 +105,7 @@ def test_observed_pod_transition_at_the_end_of_time(
     common = ["-f", MANIFESTS, "--clusters", FLEET, "--observed", str(observed)]
     out = tmp_path / "out"
     for args in (
-        ["route", *common, "-o", str(out)],
+        ["route", *common, "--output-dir", str(out)],
         ["explain", "replicas", "checkout", "-n", "shop", *common],
     ):
         result = run(*args)

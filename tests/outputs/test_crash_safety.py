@@ -43,7 +43,7 @@ def tree(folder: Path) -> dict[str, bytes | None]:
 
 
 def route_args(out: Path, manifests: str = MANIFESTS) -> list[str]:
-    return ["route", "-f", manifests, "--clusters", FLEET, "-o", str(out)]
+    return ["route", "-f", manifests, "--clusters", FLEET, "--output-dir", str(out)]
 
 
 @pytest.fixture(scope="module")
@@ -119,7 +119,7 @@ def test_a_killed_run_leaves_no_folder_a_clean_run_would_not_have(
     die_at: int,
 ) -> None:
     out = tmp_path_factory.mktemp("killed") / "out"
-    wider = ["route", "-f", MANIFESTS, "--clusters", wider_fleet, "-o", str(out)]
+    wider = ["route", "-f", MANIFESTS, "--clusters", wider_fleet, "--output-dir", str(out)]
     killed = run_with_fault(wider, die_at=die_at)
     assert killed.returncode in (0, 137), killed.stderr
     again = run_in_process(*route_args(out))  # without the extra cluster
@@ -183,7 +183,7 @@ WRITERS = {
         *("apply-module", MODULE, "--ignore-placement", "--conflict", "overwrite"),
         *("--out", str(out)),
     ],
-    "gen-module": lambda out: ["gen-module", MODULE, "-o", str(out)],
+    "gen-module": lambda out: ["gen-module", MODULE, "--output-dir", str(out)],
 }
 
 
@@ -255,7 +255,7 @@ def test_standard_output_on_a_full_device_is_an_error() -> None:
 def test_files_honour_the_umask(tmp_path: Path) -> None:
     out = tmp_path / "out"
     proc = subprocess.run(
-        ["sh", "-c", f"umask 027 && {shlex.join(command())} gen-module {MODULE} -o {out}"],
+        ["sh", "-c", f"umask 027 && {shlex.join(command())} gen-module {MODULE} --output-dir {out}"],
         capture_output=True,
         text=True,
         check=False,

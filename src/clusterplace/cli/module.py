@@ -63,16 +63,34 @@ def validate_module(directory: str, strict: bool) -> None:
     click.echo("Module validation passed.")
 
 
+def _refuse_output(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
+    # -o is an output format in every command; gen-module prints none, and a folder
+    # given there must not be taken for one.
+    if value is not None:
+        raise click.UsageError(
+            f"-o is the output format, which gen-module does not take; the folder is "
+            f"--output-dir {value}",
+            ctx,
+        )
+
+
 @click.command("gen-module")
 @click.argument("directory", type=click.Path(file_okay=False))
 @click.option(
-    "-o",
-    "--output",
+    "--output-dir",
     "out",
     default="cue-generated",
     show_default=True,
     type=click.Path(file_okay=False, path_type=Path),
     help="The folder to write the CUE files into.",
+)
+@click.option(
+    "-o",
+    "--output",
+    "refused_output",
+    hidden=True,
+    expose_value=False,
+    callback=_refuse_output,
 )
 def gen_module(directory: str, out: Path) -> None:
     """Write each definition's CUE to OUT/<type dir>/<name>.cue (placement never changes CUE)."""
@@ -107,10 +125,11 @@ def _labels_from(path: str) -> dict[str, str]:
     "--labels-from", metavar="FILE", help="A file with the vela-cluster-identity ConfigMap."
 )
 @click.option(
+    "--output-dir",
     "--out",
     "out",
     type=click.Path(file_okay=False, path_type=Path),
-    help="Write applied definitions here as manifests.",
+    help="Write applied definitions here as manifests (--out is the older name).",
 )
 @click.option(
     "--kubeconfig", metavar="PATH", help="Apply to a live cluster (reads its identity ConfigMap)."
@@ -162,7 +181,7 @@ def apply_module_command(
     """Apply the module's definitions whose placement matches the cluster's identity.
 
     The identity comes from --labels, --labels-from FILE, or the live cluster
-    (--kubeconfig); definitions go to --out DIR, or to the live cluster.
+    (--kubeconfig); definitions go to --output-dir DIR, or to the live cluster.
     """
     options = ApplyOptions(
         namespace=namespace,
@@ -203,7 +222,7 @@ def apply_module_command(
     fixed = given or {}
     read_labels = lambda: fixed  # noqa: E731
     if out is None and not dry_run:
-        raise click.UsageError("give --out DIR to write the definitions (or --dry-run)")
+        raise click.UsageError("give --output-dir DIR to write the definitions (or --dry-run)")
     if out is not None and not dry_run:
         # The folder is locked for the whole run: what exists there decides conflicts.
         with open_output(out) as tx:

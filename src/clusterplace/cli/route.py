@@ -22,11 +22,24 @@ __all__ = ["route"]
 FORMATS = ("table", "wide", "yaml", "json")
 
 
+class PlanFormat(click.Choice):  # type: ignore[type-arg]
+    """-o is the plan's format, as everywhere; a folder given there says where it goes."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if value not in self.choices:
+            self.fail(
+                f"{value!r} is not a format ({', '.join(FORMATS)}); the output folder is "
+                f"--output-dir {value}",
+                param,
+                ctx,
+            )
+        return value
+
+
 @click.command()
 @filename_options("Manifests to route (any kinds).")
 @clusters_option
 @click.option(
-    "-o",
     "--output-dir",
     "out_dir",
     required=True,
@@ -39,13 +52,15 @@ FORMATS = ("table", "wide", "yaml", "json")
     help="Print the plan, with each workload's replicas per cluster and why; write nothing.",
 )
 @click.option(
+    "-o",
+    "--output",
     "--format",
     "output_format",
-    type=click.Choice(FORMATS),
+    type=PlanFormat(FORMATS),
     default="table",
     show_default=True,
     help="How the plan is printed: wide adds the replica division with its reasons and "
-    "inputs; yaml and json print it as a RoutePlan object (-o is the output directory).",
+    "inputs; yaml and json print it as a RoutePlan object (the folder is --output-dir).",
 )
 @division_options
 @click.option(
