@@ -143,7 +143,9 @@ def test_json_inside_values_is_bounded_too(tmp_path: Path) -> None:
     ]:
         out.mkdir(exist_ok=True)
         (out / name).write_text(deep)
-        code, err = _cli("route", "-f", str(manifest), "--clusters", fleet, "--output-dir", str(out))
+        code, err = _cli(
+            "route", "-f", str(manifest), "--clusters", fleet, "--output-dir", str(out)
+        )
         assert code == 1 and message in err, err
         (out / name).unlink()
 

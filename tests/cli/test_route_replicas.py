@@ -124,7 +124,9 @@ def test_bad_replicas_is_an_error_and_nothing_is_written(run, tmp_path):
     manifests, out = tmp_path / "m", tmp_path / "out"
     manifests.mkdir()
     _workload(manifests / "rs.yaml", replicas="3")
-    result = run("route", "-f", str(manifests), "--clusters", "examples/fleet", "--output-dir", str(out))
+    result = run(
+        "route", "-f", str(manifests), "--clusters", "examples/fleet", "--output-dir", str(out)
+    )
     assert result.code == 1
     assert result.stderr == (
         f"error: {manifests / 'rs.yaml'}:10: ReplicaSet/shop/x: spec.replicas: must be an "
@@ -132,7 +134,9 @@ def test_bad_replicas_is_an_error_and_nothing_is_written(run, tmp_path):
     )
     assert "Traceback" not in result.stderr and not out.exists()
     _workload(manifests / "rs.yaml", replicas=-2)
-    result = run("route", "-f", str(manifests), "--clusters", "examples/fleet", "--output-dir", str(out))
+    result = run(
+        "route", "-f", str(manifests), "--clusters", "examples/fleet", "--output-dir", str(out)
+    )
     assert result.code == 1 and "must not be negative, not -2" in result.stderr
     assert not out.exists()
 

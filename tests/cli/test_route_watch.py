@@ -135,7 +135,9 @@ class Watch:
 @pytest.fixture
 def watch(setup: tuple[Path, Path, Path], tmp_path: Path) -> Iterator[Watch]:
     folder, fleet, out = setup
-    running = Watch("-f", str(folder), "--clusters", str(fleet), "--output-dir", str(out), cwd=tmp_path)
+    running = Watch(
+        "-f", str(folder), "--clusters", str(fleet), "--output-dir", str(out), cwd=tmp_path
+    )
     try:
         running.wait_watching()
         yield running
@@ -156,7 +158,16 @@ def files(out: Path) -> dict[str, tuple[bytes, int, int]]:
 def route_once(folder: Path, fleet: Path, out: Path) -> dict[str, bytes]:
     """What a one-shot route of the same inputs writes, index included."""
     done = subprocess.run(
-        [*command(), "route", "-f", str(folder), "--clusters", str(fleet), "--output-dir", str(out)],
+        [
+            *command(),
+            "route",
+            "-f",
+            str(folder),
+            "--clusters",
+            str(fleet),
+            "--output-dir",
+            str(out),
+        ],
         capture_output=True,
         text=True,
         check=False,
@@ -363,7 +374,17 @@ def test_options_that_do_not_go_with_watch(
 def test_standard_input_cannot_be_watched(setup: tuple[Path, Path, Path]) -> None:
     _, fleet, out = setup
     done = subprocess.run(
-        [*command(), "route", "--watch", "-f", "-", "--clusters", str(fleet), "--output-dir", str(out)],
+        [
+            *command(),
+            "route",
+            "--watch",
+            "-f",
+            "-",
+            "--clusters",
+            str(fleet),
+            "--output-dir",
+            str(out),
+        ],
         capture_output=True,
         text=True,
         input="",

@@ -149,7 +149,15 @@ class Inputs:
                 self.put(int(path.stem))
 
     def args(self, out: Path) -> list[str]:
-        return ["route", "-f", str(self.manifests), "--clusters", str(self.fleet), "--output-dir", str(out)]
+        return [
+            "route",
+            "-f",
+            str(self.manifests),
+            "--clusters",
+            str(self.fleet),
+            "--output-dir",
+            str(out),
+        ]
 
 
 def route_once(inputs: Inputs, out: Path) -> dict[str, bytes | None]:

@@ -255,7 +255,11 @@ def test_standard_output_on_a_full_device_is_an_error() -> None:
 def test_files_honour_the_umask(tmp_path: Path) -> None:
     out = tmp_path / "out"
     proc = subprocess.run(
-        ["sh", "-c", f"umask 027 && {shlex.join(command())} gen-module {MODULE} --output-dir {out}"],
+        [
+            "sh",
+            "-c",
+            f"umask 027 && {shlex.join(command())} gen-module {MODULE} --output-dir {out}",
+        ],
         capture_output=True,
         text=True,
         check=False,
