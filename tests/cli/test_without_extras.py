@@ -44,3 +44,28 @@ def test_other_commands_and_help_work_without_the_serve_extra(args: list[str]) -
     done = _run(*args, *([str(FLEET)] if args[-1] == "-f" else []))
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr and done.stdout
+
+
+WITHOUT_KUBE = WITHOUT_SERVE.replace(
+    "('fastapi', 'starlette', 'uvicorn', 'jinja2')", "('kubernetes', 'aiohttp')"
+)
+
+
+@pytest.mark.parametrize(
+    "command", [["get", "placements"], ["schedule"], ["explain", "placement", "p"]]
+)
+def test_a_live_hub_without_the_kube_extra_says_how_to_install_it(
+    command: list[str], tmp_path: Path
+) -> None:
+    kubeconfig = tmp_path / "kubeconfig"
+    kubeconfig.write_text("apiVersion: v1\nkind: Config\n")
+    done = subprocess.run(
+        [sys.executable, "-c", WITHOUT_KUBE, *command, "--kubeconfig", str(kubeconfig)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 1, done.stderr
+    assert "needs the kube extra: pip install 'clusterplace[kube]'" in done.stderr
+    assert "Traceback" not in done.stderr

@@ -51,7 +51,8 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 def filename_options(help_text: str, *, hub: bool = False) -> Callable[[F], F]:
     """``-f/--filename`` (repeatable, comma-separated, ``-`` for stdin) and ``-R``; with
-    ``hub``, also ``--hub DIR`` (a controller's directory hub, its live state) in place
+    ``hub``, also ``--hub DIR`` (a controller's directory hub, its live state) and
+    ``--kubeconfig PATH [--context NAME]`` (a Kubernetes hub, listed read-only) in place
     of ``-f``. :func:`load` reads whichever was given."""
 
     def decorate(func: F) -> F:
@@ -75,6 +76,21 @@ def filename_options(help_text: str, *, hub: bool = False) -> Callable[[F], F]:
                 help="With --hub: where its controller writes (its --out) "
                 "[default: DIR/.clusterplace].",
             )(func)
+            func = click.option(
+                "--kubeconfig",
+                metavar="PATH",
+                expose_value=False,
+                callback=_remember("clusterplace.kubeconfig"),
+                help="A Kubernetes hub (OCM): read its objects (list only; nothing is "
+                "written) instead of -f.",
+            )(func)
+            func = click.option(
+                "--context",
+                metavar="NAME",
+                expose_value=False,
+                callback=_remember("clusterplace.context"),
+                help="The kubeconfig context (with --kubeconfig) [default: its current one].",
+            )(func)
         return click.option(
             "-f",
             "--filename",
@@ -92,6 +108,14 @@ def _remember_hub(ctx: click.Context, _param: click.Parameter, value: str | None
     # Kept on the context (not passed to each command): load() is where it is used.
     if value is not None:
         ctx.meta["clusterplace.hub"] = value
+
+
+def _remember(key: str) -> Callable[[click.Context, click.Parameter, str | None], None]:
+    def remember(ctx: click.Context, _param: click.Parameter, value: str | None) -> None:
+        if value is not None:
+            ctx.meta[key] = value
+
+    return remember
 
 
 def _remember_hub_out(ctx: click.Context, _param: click.Parameter, value: str | None) -> None:
@@ -202,6 +226,13 @@ def load(filenames: Sequence[str], recursive: bool) -> Fleet:
     context = click.get_current_context(silent=True)
     meta = context.meta if context is not None else {}
     hub, out = meta.get("clusterplace.hub"), meta.get("clusterplace.hub.out")
+    kubeconfig, kube_context = meta.get("clusterplace.kubeconfig"), meta.get("clusterplace.context")
+    if kube_context is not None and kubeconfig is None:
+        raise click.UsageError("--context goes with --kubeconfig")
+    if kubeconfig is not None:
+        if filenames or hub is not None or out is not None:
+            raise click.UsageError("give one of -f, --hub and --kubeconfig")
+        return load_kubernetes_hub(kubeconfig, kube_context)
     if out is not None and hub is None:
         raise click.UsageError("--out goes with --hub")
     if hub is not None:
@@ -209,10 +240,34 @@ def load(filenames: Sequence[str], recursive: bool) -> Fleet:
             raise click.UsageError("give -f or --hub, not both")
         return load_hub(hub, recursive, out)
     if not filenames:
-        raise click.UsageError("give -f FILE|DIR|- (or --hub DIR)")
+        raise click.UsageError("give -f FILE|DIR|- (or --hub DIR, or --kubeconfig PATH)")
     fleet = load_fleet(expand_sources(filenames, recursive=recursive))
     warn_unknown(fleet.unknown)
     return fleet
+
+
+KUBE_MODULES = ("kubernetes", "aiohttp", "prometheus_client")
+
+
+def load_kubernetes_hub(kubeconfig: str, context: str | None) -> Fleet:
+    """A Kubernetes hub's objects, listed once as the explorer lists them (its
+    read-only role: list, nothing written); objects that do not decode are warned about
+    and left out."""
+    try:
+        import aiohttp  # noqa: F401  (the client's transport, in the same extra)
+        from kubernetes.aio import config  # noqa: F401  (an optional dependency)
+
+        from clusterplace.hub.kubernetes.listing import list_hub_objects
+        from clusterplace.hub.kubernetes.run import KubeOptions
+    except ModuleNotFoundError as err:
+        if (err.name or "").partition(".")[0] not in KUBE_MODULES:
+            raise
+        raise click.ClickException(
+            "reading a Kubernetes hub needs the kube extra: pip install 'clusterplace[kube]' "
+            f"(no module named {err.name!r})"
+        ) from None
+    options = KubeOptions(kubeconfig=Path(kubeconfig), context=context)
+    return Fleet.of(list_hub_objects(options, warn))
 
 
 def load_hub(folder: str, recursive: bool, out: str | None = None) -> Fleet:

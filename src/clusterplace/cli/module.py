@@ -91,6 +91,7 @@ def _refuse_output(ctx: click.Context, param: click.Parameter, value: str | None
     hidden=True,
     expose_value=False,
     callback=_refuse_output,
+    help="Refused: gen-module prints no format; the folder is --output-dir.",
 )
 def gen_module(directory: str, out: Path) -> None:
     """Write each definition's CUE to OUT/<type dir>/<name>.cue (placement never changes CUE)."""
