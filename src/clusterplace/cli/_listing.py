@@ -22,6 +22,7 @@ from clusterplace.cli._common import (
     selector_option,
 )
 from clusterplace.cli._resources import ResourceType
+from clusterplace.cli._watch import follow, watch_option
 from clusterplace.errors import InputError
 from clusterplace.outputs import print_objects
 from clusterplace.outputs.printers import Columns
@@ -136,25 +137,30 @@ def get_command(
         all_namespaces: bool = False,
         schedule: bool = False,
         now: datetime | None = None,
+        watch: bool = False,
     ) -> None:
-        fleet = load(filenames, recursive)
-        if schedule and scheduled is not None and now is not None:
-            fleet = scheduled(fleet, now)
-        table, wide = columns_for(fleet)
-        show(
-            listed(fleet),
-            resource=resource,
-            names=names,
-            output=output,
-            selector=selector,
-            columns=table,
-            wide=wide,
-            show_labels=show_labels,
-            namespace=namespace,
-            all_namespaces=all_namespaces,
-        )
+        def render() -> None:
+            fleet = load(filenames, recursive)
+            if schedule and scheduled is not None and now is not None:
+                fleet = scheduled(fleet, now)
+            table, wide = columns_for(fleet)
+            show(
+                listed(fleet),
+                resource=resource,
+                names=names,
+                output=output,
+                selector=selector,
+                columns=table,
+                wide=wide,
+                show_labels=show_labels,
+                namespace=namespace,
+                all_namespaces=all_namespaces,
+            )
+
+        follow(render, watch=watch, filenames=filenames, output=output)
 
     command: Callable[..., None] = run
+    command = watch_option(command)
     command = show_labels_option(command)
     command = output_option()(command)
     if scheduled is not None:

@@ -16,6 +16,7 @@ from clusterplace.cli._common import (
 )
 from clusterplace.cli._resources import MANAGED_CLUSTERS, ResourceGroup
 from clusterplace.cli._schedule_run import now_option, pick, run_schedule
+from clusterplace.cli._watch import follow, watch_option
 from clusterplace.cli.explain_replicas import explain_replicas
 from clusterplace.cli.explain_rollout import explain_rollout
 from clusterplace.cli.why_not import print_why_not
@@ -175,18 +176,30 @@ def describe() -> None:
 @namespace_option("The placement's namespace.")
 @filename_options("Fleet files or directories.", hub=True)
 @now_option
+@watch_option
 def describe_command(
-    name: str, namespace: str, filenames: tuple[str, ...], recursive: bool, now: datetime
+    name: str,
+    namespace: str,
+    filenames: tuple[str, ...],
+    recursive: bool,
+    now: datetime,
+    watch: bool,
 ) -> None:
-    """The placement with its computed status, decisions and the events of this run."""
-    result = run_schedule(filenames, recursive, now)
-    chosen = pick(result, name, namespace)
-    decisions = {
-        pd.name: [d.cluster_name for d in pd.status.decisions] or ["<none>"]
-        for pd in chosen.decisions
-    }
-    extra: list[tuple[str, Any]] = [("Decisions", decisions or {"<none>": ""})]
-    if chosen.requeue_after is not None:
-        extra.append(("Requeue After", f"{int(chosen.requeue_after.total_seconds())}s"))
-    events = [[e.type, e.reason, "placementController", e.note] for e in chosen.events]
-    click.echo(describe_text(chosen.placement.to_dict(), extra, events), nl=False)
+    """The placement with its computed status, decisions and the events of this run.
+
+    With -w it prints the description again each time it changes."""
+
+    def render() -> None:
+        result = run_schedule(filenames, recursive, now)
+        chosen = pick(result, name, namespace)
+        decisions = {
+            pd.name: [d.cluster_name for d in pd.status.decisions] or ["<none>"]
+            for pd in chosen.decisions
+        }
+        extra: list[tuple[str, Any]] = [("Decisions", decisions or {"<none>": ""})]
+        if chosen.requeue_after is not None:
+            extra.append(("Requeue After", f"{int(chosen.requeue_after.total_seconds())}s"))
+        events = [[e.type, e.reason, "placementController", e.note] for e in chosen.events]
+        click.echo(describe_text(chosen.placement.to_dict(), extra, events), nl=False)
+
+    follow(render, watch=watch, filenames=filenames, output="text", rows=False)

@@ -16,6 +16,7 @@ from clusterplace.cli._common import (
 )
 from clusterplace.cli._listing import names_argument, show, show_labels_option
 from clusterplace.cli._resources import RESOURCES, ResourceGroup, resource_named
+from clusterplace.cli._watch import follow, watch_option
 from clusterplace.cli.get_others import OTHER_COMMANDS
 from clusterplace.cli.get_placements import get_placement_decisions, get_placements
 from clusterplace.labels import Selector
@@ -140,6 +141,7 @@ def get() -> None:
 )
 @output_option()
 @show_labels_option
+@watch_option
 def get_clusters(
     names: tuple[str, ...],
     filenames: tuple[str, ...],
@@ -148,23 +150,28 @@ def get_clusters(
     claims: str,
     output: str,
     show_labels: bool,
+    watch: bool,
 ) -> None:
     """List the ManagedClusters whose labels (and claims) match (also: clusters, mcl)."""
     parse_selector_option("-l/--selector", selector)  # a typo is reported before reading
     claim_selector = parse_selector_option("--claims", claims)
-    fleet = load(filenames, recursive)
-    chosen = [c for c in fleet.clusters.values() if claim_selector.matches(c.claims)]
-    table, wide = _cluster_columns(fleet)
-    show(
-        chosen,
-        resource=resource_named("managedclusters"),
-        names=names,
-        output=output,
-        selector=selector,
-        columns=table,
-        wide=wide,
-        show_labels=show_labels,
-    )
+
+    def render() -> None:
+        fleet = load(filenames, recursive)
+        chosen = [c for c in fleet.clusters.values() if claim_selector.matches(c.claims)]
+        table, wide = _cluster_columns(fleet)
+        show(
+            chosen,
+            resource=resource_named("managedclusters"),
+            names=names,
+            output=output,
+            selector=selector,
+            columns=table,
+            wide=wide,
+            show_labels=show_labels,
+        )
+
+    follow(render, watch=watch, filenames=filenames, output=output)
 
 
 get.add_command(get_placements)

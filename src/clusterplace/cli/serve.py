@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import errno
-import os
 import socket
 import time
 from datetime import UTC, datetime
@@ -19,6 +18,7 @@ from clusterplace.cli._common import (
     warn,
     warn_unknown,
 )
+from clusterplace.cli._watch import tree_version
 from clusterplace.codecs import expand_sources, load_fleet
 from clusterplace.errors import InputError, shorten
 
@@ -193,7 +193,7 @@ def fleet_source(
     events_path = OutLayout(out_dir).events
     return FleetSource(
         load=lambda: load_hub(hub, recursive, out),
-        version=lambda: _tree_version(root, out_dir),
+        version=lambda: tree_version(root, out_dir),
         events=lambda offset: read_event_log(events_path, offset),
         label=f"--hub {hub}" + (f" --out {out}" if out is not None else ""),
         hub=True,
@@ -223,24 +223,3 @@ def kube_source(kubeconfig: Path, context: str | None) -> FleetSource:
         label=f"--kubeconfig {kubeconfig}" + (f" --context {context}" if context else ""),
         hub=True,
     )
-
-
-def _tree_version(*roots: Path) -> frozenset[tuple[str, int, int, int]]:
-    """Every file under ``roots`` (hidden ones left out, but each root walked) with its
-    modification time, size and inode: the controller renames files into place (a new
-    inode), and a user may rewrite a file in place (a new time or size). Only stats:
-    nothing is opened, so a FIFO in the hub cannot block."""
-    stamps: set[tuple[str, int, int, int]] = set()
-    for root in roots:
-        for folder, folders, names in os.walk(root):
-            folders[:] = [f for f in folders if not f.startswith(".")]
-            for name in names:
-                if name.startswith("."):
-                    continue  # temporaries, editors' swap files
-                path = os.path.join(folder, name)  # noqa: PTH118 (many files: stay cheap)
-                try:
-                    found = os.stat(path)  # noqa: PTH116
-                except OSError:
-                    continue
-                stamps.add((path, found.st_mtime_ns, found.st_size, found.st_ino))
-    return frozenset(stamps)
