@@ -115,3 +115,23 @@ def test_w_cannot_watch_standard_input(run: Callable[..., Result]) -> None:
     result = run("get", "placements", "-f", "-", "-w")
     assert result.code == 2
     assert "standard input" in result.stderr
+
+
+def test_describe_w_on_files_prints_the_description_again_when_it_changes(
+    hub: Path, tmp_path: Path
+) -> None:
+    running = Watching(
+        "describe", "placement", "dev-sandbox", "-n", "team-a", "-f", str(hub), "--now", NOW,
+        "-w", cwd=tmp_path,
+    )  # fmt: skip
+    try:
+        running.wait_for("Decisions:")
+        first = running.text()
+        kind = "Kind:         Placement"
+        assert first.count(kind) == 1
+        _relabel(hub, "environment: development", "environment: retired")
+        wait_for(lambda: running.text().count(kind) == 2, 30.0, "the new description")
+        assert "azure-dev-eus" not in running.text()[len(first) :]
+        assert running.stop() == 0
+    finally:
+        running.stop(signal.SIGKILL)

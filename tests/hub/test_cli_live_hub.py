@@ -4,13 +4,17 @@ tests/support/emulator.py, not a real API server) and write nothing to it."""
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
 from collections.abc import Callable
 
 import pytest
 import yaml
 
-from tests.support.cli import Result
+from tests.support.cli import CLI_ENV, Result, command
 from tests.support.kube_hub import KubeHub
+from tests.support.waiting import wait_for
 
 PROD = {"env": "prod"}
 ONLY_PROD = {"predicates": [{"requiredClusterSelector": {"labelSelector": {"matchLabels": PROD}}}]}
@@ -116,3 +120,30 @@ def test_a_missing_kubeconfig_is_an_input_error(run: Run) -> None:
     result = run("get", "placements", "--kubeconfig", "/nonexistent/kubeconfig")
     assert result.code == 1
     assert "no such file" in result.stderr
+
+
+def test_get_w_relists_the_live_hub(seeded: KubeHub) -> None:
+    out = seeded.folder / "watch.out"
+    before = len(_writes(seeded))
+    with out.open("w") as handle:
+        proc = subprocess.Popen(
+            [*command(), "get", "placements", "-n", "ns", "-w", *_live(seeded)],
+            stdout=handle,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            env={**os.environ, **CLI_ENV},
+        )
+        try:
+            wait_for(lambda: "NAME" in out.read_text(), 30.0, "the table")
+            first = out.read_text()
+            seeded.placement("q", ONLY_PROD)
+            wait_for(lambda: "\nq " in out.read_text(), 30.0, "the new placement's row")
+            added = out.read_text()[len(first) :].splitlines()
+            assert [line.split()[0] for line in added] == ["q"]
+            proc.send_signal(signal.SIGTERM)
+            assert proc.wait(20) == 0
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    assert len(_writes(seeded)) == before + 1  # the test's own Placement q, nothing else
