@@ -135,3 +135,11 @@ def test_describe_w_on_files_prints_the_description_again_when_it_changes(
         assert running.stop() == 0
     finally:
         running.stop(signal.SIGKILL)
+
+
+def test_w_with_a_missing_name_prints_the_others_then_fails(run: Callable[..., Result]) -> None:
+    names = ("web-frontend", "nope")
+    result = run("get", "placements", *names, "-n", "apps", "-f", str(FLEET), "-w")
+    assert result.code == 1
+    assert "web-frontend" in result.stdout
+    assert '"nope" not found' in result.stderr

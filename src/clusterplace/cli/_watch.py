@@ -115,12 +115,17 @@ def _captured(render: Callable[[], None], *, quiet: bool = True) -> str:
     """What ``render`` prints on standard output; ``quiet``: its stderr (``No resources
     found``, warnings) is dropped, as it was said the first time."""
     out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out):
-        if quiet:
-            with contextlib.redirect_stderr(err):
+    try:
+        with contextlib.redirect_stdout(out):
+            if quiet:
+                with contextlib.redirect_stderr(err):
+                    render()
+            else:
                 render()
-        else:
-            render()
+    except BaseException:
+        if not quiet:  # what was printed before the error is shown, as without -w
+            click.echo(out.getvalue(), nl=False)
+        raise
     return out.getvalue()
 
 
