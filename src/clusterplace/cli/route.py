@@ -166,7 +166,7 @@ def _watch(
         if ctx.get_parameter_source(name) == click.core.ParameterSource.COMMANDLINE
     }
     if given:
-        flags = {"dry_run": "--dry-run", "output_format": "-o/--format", "now": "--now"}
+        flags = {"dry_run": "--dry-run", "output_format": "--format", "now": "--now"}
         shown = ", ".join(flags[name] for name in sorted(given))
         raise click.UsageError(
             f"{shown}: not with --watch (it writes as it goes, logs to stderr, and divides "
