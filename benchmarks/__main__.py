@@ -6,6 +6,12 @@ Each run of a scenario is a fresh process (so peak memory is its own, and nothin
 run remembers serves the next), ``--repeat`` runs; the table shows the median.
 ``--quick`` runs every scenario at a small size (for CI: it keeps the suite from
 rotting and asserts nothing about time).
+
+A full run takes about 25 minutes (docs/benchmarks.md): each scenario's row is printed
+as soon as it is measured, after a progress line (scenario i of n, time elapsed), and
+the aligned table of every row comes at the end. Ctrl-C stops the run and still prints
+the table of the scenarios measured so far. On a terminal, stderr also shows a bar with
+the scenario running and its time.
 """
 
 from __future__ import annotations
@@ -15,10 +21,14 @@ import multiprocessing as mp
 import platform
 import statistics
 import sys
+import time
 from pathlib import Path
 
 from benchmarks.scenarios import SCENARIOS, Scenario, run_in_child
+from clusterplace.cli._progress import progress
 from clusterplace.outputs import format_table
+
+HEADERS = ["SCENARIO", "WHAT", "SIZE", "MEDIAN", "RANGE", "THROUGHPUT", "PEAK RSS", "TARGET"]
 
 
 def run_fresh(name: str, size: dict[str, int]) -> tuple[tuple[float, float], float]:
@@ -27,7 +37,12 @@ def run_fresh(name: str, size: dict[str, int]) -> tuple[tuple[float, float], flo
     queue = ctx.Queue()
     proc = ctx.Process(target=run_in_child, args=(name, size, queue))
     proc.start()
-    run, peak_kib = queue.get()
+    try:
+        run, peak_kib = queue.get()
+    except BaseException:  # interrupted (Ctrl-C): the run is abandoned
+        proc.terminate()
+        proc.join()
+        raise
     proc.join()
     return run, peak_kib
 
@@ -73,32 +88,52 @@ def main(argv: list[str] | None = None) -> int:
         f"# {python} on {platform.machine()}, {mp.cpu_count()} cores; "
         f"{sizes} sizes, median of {repeat}"
     )
-    rows = []
-    for scenario in chosen:
-        size = scenario.quick if args.quick else scenario.sizes
-        seconds, rate, peak, (fastest, slowest) = measure(scenario, size, repeat)
-        target = "" if scenario.target is None or args.quick else f"{scenario.target:g} s"
-        rows.append(
-            [
-                scenario.name,
-                scenario.description,
-                " ".join(f"{k}={v}" for k, v in size.items()),
-                f"{seconds:.4f} s",
-                f"{fastest:.4f}–{slowest:.4f} s",
-                f"{rate:,.0f} {scenario.unit}/s",
-                f"{peak:,.0f} MiB",
-                target,
-            ]
-        )
-        sys.stdout.flush()
-    print(
-        format_table(
-            ["SCENARIO", "WHAT", "SIZE", "MEDIAN", "RANGE", "THROUGHPUT", "PEAK RSS", "TARGET"],
-            rows,
-        ),
-        end="",
-    )
-    return 0
+    rows: list[list[str]] = []
+    start = time.monotonic()
+    code = 0
+    try:
+        with progress("benchmarks", total=len(chosen)) as bar:
+            for i, scenario in enumerate(chosen, 1):
+                elapsed = _clock(time.monotonic() - start)
+                print(f"# scenario {i} of {len(chosen)}: {scenario.name} ({elapsed} elapsed)")
+                sys.stdout.flush()
+                bar.phase(f"{scenario.name} (scenario {i} of {len(chosen)})", len(chosen))
+                bar.update(i - 1)
+                row = _row(scenario, args.quick, repeat)
+                rows.append(row)
+                print("  ".join(cell for cell in row if cell))
+                sys.stdout.flush()
+    except KeyboardInterrupt:
+        print(f"# interrupted: {len(rows)} of {len(chosen)} scenarios measured")
+        code = 130
+    done = f"{len(rows)} scenario{'' if len(rows) == 1 else 's'}"
+    print(f"# {done} in {_clock(time.monotonic() - start)}")
+    print(format_table(HEADERS, rows), end="")
+    return code
+
+
+def _row(scenario: Scenario, quick: bool, repeat: int) -> list[str]:
+    """One scenario measured, as a row of the table."""
+    size = scenario.quick if quick else scenario.sizes
+    seconds, rate, peak, (fastest, slowest) = measure(scenario, size, repeat)
+    target = "" if scenario.target is None or quick else f"{scenario.target:g} s"
+    return [
+        scenario.name,
+        scenario.description,
+        " ".join(f"{k}={v}" for k, v in size.items()),
+        f"{seconds:.4f} s",
+        f"{fastest:.4f}–{slowest:.4f} s",
+        f"{rate:,.0f} {scenario.unit}/s",
+        f"{peak:,.0f} MiB",
+        target,
+    ]
+
+
+def _clock(seconds: float) -> str:
+    """``m:ss``, or ``h:mm:ss`` from an hour on."""
+    minutes, secs = divmod(int(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
 
 
 def _live(quick: bool) -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 import pytest
 import yaml
@@ -26,8 +27,43 @@ def test_why_not_table() -> None:
     assert code == 0
     assert "Placement apps/analytics does not select azure-prod-weu." in out
     assert "Stage:  Predicate" in out
-    assert "--set cluster/azure-prod-weu:claims.platform.open-cluster-management.io=AWS" in out
-    assert "clusterplace what-if -f FLEET --set cluster/azure-prod-weu:" in out
+    assert "claims." not in out  # a claim is the cluster agent's, never a suggested edit
+    assert (
+        "clusterplace what-if -f FLEET --set 'placement/apps/analytics:predicates[0]"
+        ".claimSelector=platform.open-cluster-management.io in (AWS,Azure,GCP)'"
+    ) in out
+
+
+@pytest.mark.parametrize(
+    ("golden_name", "placement", "namespace", "cluster"),
+    [
+        # a claim predicate: the predicate is widened, the claim is the agent's
+        ("why-not-analytics-azure-prod-weu.txt", "analytics", "apps", "azure-prod-weu"),
+        # below the cut-off: numberOfClusters past a tie, the expired score refreshed,
+        # the sign flip of the weight named in a note and not proposed
+        ("why-not-analytics-aws-prod-euw1.txt", "analytics", "apps", "aws-prod-euw1"),
+        # a label predicate: the wider predicate first, then the hub's label
+        ("why-not-web-frontend-azure-prod-weu.txt", "web-frontend", "apps", "azure-prod-weu"),
+        # not a candidate: the placement's own clusterSets before the hub's changes
+        ("why-not-web-frontend-gcp-staging-euw4.txt", "web-frontend", "apps", "gcp-staging-euw4"),
+        # a taint the hub sets while the cluster's agent is silent
+        ("why-not-edge-stores-edge-store-042.txt", "edge-stores", "edge-ops", "edge-store-042"),
+        # equal scores: the count that selects it is not a name tie-break
+        ("why-not-dev-sandbox-vcluster-dev-1.txt", "dev-sandbox", "team-a", "vcluster-dev-1"),
+    ],
+)
+def test_why_not_golden(
+    golden: Callable[[str, str], None],
+    golden_name: str,
+    placement: str,
+    namespace: str,
+    cluster: str,
+) -> None:
+    code, out, err = run(
+        "explain", "placement", placement, "-n", namespace, "-f", FLEET, "--why-not", cluster
+    )
+    assert code == 0, err
+    golden(golden_name, out)
 
 
 @pytest.mark.parametrize("fmt", ["yaml", "json"])
@@ -41,8 +77,10 @@ def test_why_not_structured(fmt: str) -> None:
     assert data["kind"] == "WhyNot"
     status = data["status"]
     assert status["stage"] == "Selection" and not status["selected"]
-    assert {"op": "set", "expression": "placement/apps/analytics:numberOfClusters=4"} in [
-        e for s in status["suggestions"] for e in s["edits"]
+    first = status["suggestions"][0]
+    assert first["side"] == "placement" and first["tieBreak"] is None
+    assert first["edits"] == [
+        {"op": "set", "expression": "placement/apps/analytics:numberOfClusters=5"}
     ]
 
 

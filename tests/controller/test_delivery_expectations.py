@@ -7,13 +7,15 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from clusterplace.api import ManifestWork, ManifestWorkReplicaSet
+from clusterplace.api import KubeObject, ManifestWork, ManifestWorkReplicaSet, PlacementDecision
 from clusterplace.api.work import ManifestWorkReplicaSetStatus
 from clusterplace.controller import Key, ObjectChange
 from clusterplace.controller.delivery import DeliveryReconciler
 from clusterplace.controller.expectations import EXPECTATION_TIMEOUT_S
+from clusterplace.scheduling import Event
 from tests.support.mwrs import decision, placement, replica_set
 from tests.support.sinks import Clocks
 
@@ -82,6 +84,14 @@ class NamingSink:
 
     async def forget_replica_set(self, key: Key) -> None:
         """Nothing kept."""
+
+    async def emit(
+        self,
+        regarding: KubeObject,
+        events: Sequence[Event],
+        related: Mapping[str, PlacementDecision],
+    ) -> None:
+        """No events expected here."""
 
 
 def _reconciler(sink: NamingSink) -> tuple[DeliveryReconciler, Clocks]:

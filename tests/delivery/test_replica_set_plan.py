@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from clusterplace.delivery import plan_replica_set
+from clusterplace.delivery import ReplicaSetPlan, plan_replica_set
 from tests.support.mwrs import (
     configmap,
     decision,
@@ -17,9 +17,9 @@ from tests.support.mwrs import (
 NOW = datetime(2026, 1, 1, 0, 10, tzinfo=UTC)
 
 
-def conditions_of(plan: object) -> dict[str, tuple[str, str]]:
-    status = plan.status
-    return {c.type: (c.status, c.reason) for c in status.conditions or []}
+def conditions_of(plan: ReplicaSetPlan) -> dict[str, tuple[str, str]]:
+    assert plan.status is not None
+    return {c.type: (c.status, c.reason) for c in plan.status.conditions or []}
 
 
 def names(works: object) -> list[tuple[str, str]]:

@@ -77,10 +77,12 @@ def test_api_placement_is_explain_wide(client: TestClient) -> None:
 def test_api_why_not(client: TestClient) -> None:
     data = client.get("/api/placements/apps/analytics/why-not/azure-prod-weu").json()
     assert data["stage"] == "Predicate"
+    assert data["suggestions"][0]["side"] == "placement"
     assert data["suggestions"][0]["edits"] == [
         {
             "op": "set",
-            "expression": "cluster/azure-prod-weu:claims.platform.open-cluster-management.io=AWS",
+            "expression": "placement/apps/analytics:predicates[0].claimSelector="
+            "platform.open-cluster-management.io in (AWS,Azure,GCP)",
         }
     ]
     missing = client.get("/api/placements/apps/analytics/why-not/ghost")

@@ -100,7 +100,8 @@ def test_placement_page_and_why_not(page: Page, base_url: str) -> None:
     page.click('tr[data-cluster="azure-prod-weu"]')
     panel = page.locator("#why-not")
     expect(panel.locator("li.suggestion").first).to_contain_text(
-        "--set cluster/azure-prod-weu:claims.platform.open-cluster-management.io=AWS"
+        "--set placement/apps/analytics:predicates[0].claimSelector="
+        "platform.open-cluster-management.io in (AWS,Azure,GCP)"
     )
     shot(page, "placement-why-not")
 

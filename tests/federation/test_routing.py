@@ -200,7 +200,7 @@ def test_route_and_divide_routes_then_divides_among_the_routed_clusters() -> Non
     from clusterplace.federation import DivisionError, RoutingError, route_and_divide
 
     selector = '[{"key": "env", "operator": "in", "values": ["prod"]}]'
-    deployment = {
+    deployment: dict[str, Any] = {
         "apiVersion": "apps/v1",
         "kind": "Deployment",
         "metadata": {

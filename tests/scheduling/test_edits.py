@@ -31,6 +31,8 @@ VALID = [
     "placement/apps/analytics:tolerations+=maintenance:NoSelect",
     "placement/apps/analytics:tolerations+=dedicated=gpu",
     "clustersetbinding/apps/edge:clusterSet=edge",
+    "addonplacementscore/aws-prod-euw1/resource-usage-score:validUntil=2026-12-01T00:00:00Z",
+    "addonplacementscore/aws-prod-use1/resource-usage-score:scores.cpuAvailable=-5",
 ]
 
 
@@ -63,6 +65,10 @@ def test_valid_edits_parse_print_back_and_apply(text: str) -> None:
         ("placement/a/b:predicates=a>3", "does not allow"),
         ("placement/a/b:predicates=a in (", "invalid selector"),
         ("placement/a/b:spread[0].maxSkew=0", "maxSkew takes a whole number ≥ 1"),
+        ("addonplacementscore/c/s:validUntil=soon", "validUntil takes an RFC 3339 time"),
+        ("addonplacementscore/c/s:scores.cpu=101", "a score is a whole number from -100 to 100"),
+        ("addonplacementscore/c/s:colour=red", "valid: validUntil, scores.NAME"),
+        ("addonplacementscore/c:validUntil=x", "addonplacementscore/NAMESPACE/NAME"),
     ],
 )
 def test_bad_edits_say_what_where_and_what_is_valid(text: str, message: str) -> None:
@@ -70,6 +76,14 @@ def test_bad_edits_say_what_where_and_what_is_valid(text: str, message: str) -> 
         parse_edit(text)
     assert message in str(err.value)
     assert repr(text) in str(err.value)  # where: the expression as given
+
+
+def test_a_score_edit_names_an_existing_score_and_unsets_its_expiry() -> None:
+    with pytest.raises(EditError, match="no AddOnPlacementScore 'onprem-dc1/nope'"):
+        apply_edits(FLEET, [parse_edit("addonplacementscore/onprem-dc1/nope:validUntil", True)])
+    edit = parse_edit("addonplacementscore/aws-prod-euw1/resource-usage-score:validUntil", True)
+    (change,) = apply_edits(FLEET, [edit])
+    assert change.after is not None and change.after.to_dict()["status"].get("validUntil") is None
 
 
 def test_unset_forms() -> None:

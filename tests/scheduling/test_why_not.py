@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from clusterplace.api import Fleet
 from clusterplace.codecs import expand_sources, load_fleet
 from clusterplace.errors import InputError
-from clusterplace.scheduling import IncrementalSchedule, schedule, why_not
+from clusterplace.scheduling import SIDES, IncrementalSchedule, WhyNot, schedule, why_not
 from clusterplace.scheduling.edits import apply_edits
 from tests.support.builders import NOW, binding, cluster, cluster_set, placement, taint
 from tests.support.worlds import fingerprint, worlds
@@ -40,29 +40,36 @@ def test_a_selected_cluster_needs_nothing() -> None:
     assert answer.selected and not answer.suggestions
 
 
-def test_ranked_below_the_cut_off_numberofclusters_and_a_weight() -> None:
+def test_ranked_below_the_cut_off_numberofclusters_and_a_refreshed_score() -> None:
     answer = why_not(FLEET, "apps", "analytics", "aws-prod-euw1", now=EXAMPLE_NOW)
     assert answer.stage == "Selection"
     exprs = [[e.expression for e in s.edits] for s in answer.suggestions]
-    assert ["placement/apps/analytics:numberOfClusters=4"] in exprs
-    assert any("weights.AddOn/resource-usage-score/cpuAvailable" in e[0] for e in exprs)
-    assert any("35 more points needed" in n for n in answer.notes)
+    # 4 would tie vcluster-dev-1 (both 0) and win by the name alone.
+    assert exprs == [
+        ["placement/apps/analytics:numberOfClusters=5"],
+        ["addonplacementscore/aws-prod-euw1/resource-usage-score:validUntil=2026-11-22T13:00:00Z"],
+    ]
+    assert any("36 more points needed" in n for n in answer.notes)
 
 
-def test_a_failed_claim_predicate_gets_the_claim_that_satisfies_it() -> None:
+def test_a_failed_claim_predicate_widens_the_predicate() -> None:
     answer = why_not(FLEET, "apps", "analytics", "azure-prod-weu", now=EXAMPLE_NOW)
     assert answer.stage == "Predicate"
     first = answer.suggestions[0]
     assert [e.expression for e in first.edits] == [
-        "cluster/azure-prod-weu:claims.platform.open-cluster-management.io=AWS"
+        "placement/apps/analytics:predicates[0].claimSelector="
+        "platform.open-cluster-management.io in (AWS,Azure,GCP)"
     ]
-    assert first.summary == "satisfy predicates[0]"
+    assert first.summary == (
+        "widen predicates[0]: claimSelector platform.open-cluster-management.io in (AWS,Azure,GCP)"
+    )
 
 
-def test_a_failed_label_predicate_gets_the_label() -> None:
+def test_a_failed_label_predicate_gets_a_wider_predicate_or_the_label() -> None:
     answer = why_not(FLEET, "apps", "web-frontend", "azure-prod-weu", now=EXAMPLE_NOW)
-    assert [e.expression for e in answer.suggestions[0].edits] == [
-        "cluster/azure-prod-weu:labels.provider=aws"
+    assert [[e.expression for e in s.edits] for s in answer.suggestions] == [
+        ["placement/apps/web-frontend:predicates[0].labelSelector=provider in (aws,azure,gcp)"],
+        ["cluster/azure-prod-weu:labels.provider=aws"],
     ]
 
 
@@ -176,3 +183,26 @@ def test_applying_any_suggestion_and_scheduling_again_selects_the_cluster(
     answer = why_not(fleet, *ref, name, now=NOW)
     for suggestion in answer.suggestions:
         assert selects(fleet, ref, name, suggestion.edits), suggestion
+    _follows_the_ranking_rules(fleet, ref, answer)
+
+
+def _follows_the_ranking_rules(fleet: Fleet, ref: tuple[str, str], answer: WhyNot) -> None:
+    """The most plausible side first; no claim edited; no weight's sign flipped; a win by
+    the name tie-break labelled, and only when nothing wins outright."""
+    sides = [SIDES.index(s.side) for s in answer.suggestions]
+    assert sides == sorted(sides)
+    outright = [s for s in answer.suggestions if s.tie_break is None]
+    assert not outright or len(outright) == len(answer.suggestions)
+    result = schedule(fleet, now=NOW).get(*ref)
+    assert result is not None
+    weights = result.outcome.weights if result.outcome is not None else {}
+    for suggestion in answer.suggestions:
+        if suggestion.tie_break is not None:
+            assert suggestion.summary.endswith(
+                f"(wins only by the name tie-break over {suggestion.tie_break})"
+            )
+        for edit in suggestion.edits:
+            assert not edit.field.startswith("claims."), suggestion
+            if edit.field.startswith("weights.") and edit.value is not None:
+                old, new = weights.get(edit.field.removeprefix("weights."), 0), int(edit.value)
+                assert old * new >= 0 and not (old == 0 and new < 0), suggestion

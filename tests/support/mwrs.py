@@ -31,7 +31,7 @@ def replica_set(
     cascade: str = "Background",
     status: dict[str, Any] | None = None,
 ) -> ManifestWorkReplicaSet:
-    placement_refs = []
+    placement_refs: list[dict[str, Any]] = []
     for ref in refs or ("p",):
         if isinstance(ref, str):
             placement_refs.append({"name": ref})

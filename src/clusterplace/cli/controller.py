@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from collections.abc import Callable
 from datetime import datetime
@@ -16,6 +17,7 @@ from clusterplace.cli._common import (
     parse_time_option,
     warn,
 )
+from clusterplace.cli._progress import Progress, progress
 
 __all__ = ["controller"]
 
@@ -219,16 +221,20 @@ def controller(
 
     if now is not None and not once:
         raise click.UsageError("--now is only for --once runs")
-    summary = run_directory_controller(
-        hub_dir,
-        out_dir,
-        once=once,
-        now=now,
-        recursive=recursive,
-        resync=resync,
-        lock_timeout=float("inf") if lock_timeout is None else lock_timeout,
-        report=_log if not once else warn,
-    )
+    # A cold start over many placements takes a while: --once shows how far it is (on a
+    # terminal only); a watching controller's progress is its log.
+    with progress("starting") if once else contextlib.nullcontext(None) as bar:
+        summary = run_directory_controller(
+            hub_dir,
+            out_dir,
+            once=once,
+            now=now,
+            recursive=recursive,
+            resync=resync,
+            lock_timeout=float("inf") if lock_timeout is None else lock_timeout,
+            report=_log if not once else warn,
+            progress=_phases(bar) if bar is not None else None,
+        )
     if once:
         deliveries = (
             f"; {_count(summary.work_sets, 'ManifestWorkReplicaSet')}: {summary.work_writes} writes"
@@ -248,6 +254,20 @@ def controller(
             failed = True
         if failed:
             sys.exit(1)
+
+
+def _phases(bar: Progress) -> Callable[[str, int, int | None], None]:
+    """The directory hub's (phase, done, total) reports, drawn on ``bar``."""
+    shown = [""]
+
+    def told(what: str, done: int, total: int | None) -> None:
+        if what != shown[0]:
+            shown[0] = what
+            bar.phase(what, total)
+        if done:
+            bar.update(done)
+
+    return told
 
 
 def _count(number: int, what: str) -> str:

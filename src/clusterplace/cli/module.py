@@ -16,6 +16,7 @@ from clusterplace.cli._common import (
     print_table,
     warn,
 )
+from clusterplace.cli._progress import progress
 from clusterplace.codecs import expand_sources, load_fleet
 from clusterplace.defkit.apply import CONFLICT_STRATEGIES, ApplyOptions, apply_module
 from clusterplace.defkit.hooks import check_hook_manifests
@@ -248,9 +249,14 @@ def plan_module(directory: str, filenames: tuple[str, ...], recursive: bool, out
     ModulePlan that json prints (a row per definition).
     """
     module = load_module(directory)
-    fleet = load(filenames, recursive)
-    clusters = sorted(fleet.clusters)
-    plans = {name: plan(module, fleet.clusters[name].labels) for name in clusters}
+    with progress("reading the fleet") as bar:
+        fleet = load(filenames, recursive)
+        clusters = sorted(fleet.clusters)
+        bar.phase("planning clusters", total=len(clusters))
+        plans = {}
+        for name in clusters:
+            plans[name] = plan(module, fleet.clusters[name].labels)
+            bar.advance()
     rows: list[dict[str, Any]] = [
         {
             "kind": loaded.definition.KIND,

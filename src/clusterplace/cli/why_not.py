@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from datetime import datetime
 from typing import Any
 
@@ -11,6 +12,7 @@ from clusterplace.cli._common import emit_template_or_name, load, print_table
 from clusterplace.cli._schedule_run import pick
 from clusterplace.outputs.dumpers import dump_json, dump_yaml_stream
 from clusterplace.scheduling import IncrementalSchedule, why_not
+from clusterplace.scheduling.edits import Edit
 
 __all__ = ["print_why_not"]
 
@@ -56,6 +58,7 @@ def print_why_not(
     rows = [
         [
             str(i),
+            s.side,
             s.stage,
             s.summary,
             " ".join(str(e) for e in s.edits),
@@ -63,7 +66,12 @@ def print_why_not(
         ]
         for i, s in enumerate(answer.suggestions, 1)
     ]
-    headers = ["#", "STAGE", "CHANGE", "EDITS", "RANK"]
+    headers = ["#", "SIDE", "STAGE", "CHANGE", "EDITS", "RANK"]
     print_table(headers, rows)
-    first = " ".join(str(e) for e in answer.suggestions[0].edits)
+    first = " ".join(_shell(e) for e in answer.suggestions[0].edits)
     click.echo(f"\nSee what else #1 moves: clusterplace what-if -f FLEET {first}")
+
+
+def _shell(edit: Edit) -> str:
+    """The edit as a shell takes it (a selector has spaces and brackets)."""
+    return f"{edit.option} {shlex.quote(edit.expression)}"

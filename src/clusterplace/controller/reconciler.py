@@ -296,12 +296,19 @@ class Reconciler:
             await self.sink.forget_placement(key)
         self._gone.discard(key)
 
-    async def drain(self, stop: asyncio.Event | None = None, *, settle: bool = False) -> int:
+    async def drain(
+        self,
+        stop: asyncio.Event | None = None,
+        *,
+        settle: bool = False,
+        progress: Callable[[int], None] | None = None,
+    ) -> int:
         """Sync every ready key (and those that become ready meanwhile) until ``stop``
         is set; returns how many syncs ran. Delayed keys stay delayed. A sync that has
         begun always ends: stopping never leaves a placement half-written. ``settle``
         (a run that ends when nothing is left to do) leaves a placement alone once it
-        was synced :data:`SETTLE_LIMIT` times, each sync writing again."""
+        was synced :data:`SETTLE_LIMIT` times, each sync writing again. ``progress`` is
+        told, after each sync, how many placements this drain has synced so far."""
         count = 0
         runs: Counter[Key] = Counter()
         self.stats.placements = 0
@@ -321,6 +328,8 @@ class Reconciler:
                 self.queue.done(key)
                 self.stats.placements = len(runs)
             count += 1
+            if progress is not None:
+                progress(len(runs))
             if count % 64 == 0:
                 await asyncio.sleep(0)  # let a watch deliver changes meanwhile
         return count

@@ -12,7 +12,7 @@ live in the submodules.
 from __future__ import annotations
 
 from clusterplace.scheduling.candidates import SetSelectorError, cluster_set_selector
-from clusterplace.scheduling.counterfactual import Suggestion, WhyNot, why_not
+from clusterplace.scheduling.counterfactual import SIDES, Suggestion, WhyNot, why_not
 from clusterplace.scheduling.edits import Edit, EditError, parse_edit, parse_edits
 from clusterplace.scheduling.events import Event
 from clusterplace.scheduling.explain import ClusterExplanation, explain, explain_placement
@@ -26,6 +26,7 @@ from clusterplace.scheduling.scheduler import schedule, schedule_one
 from clusterplace.scheduling.snapshot import Snapshot
 
 __all__ = [
+    "SIDES",
     "ChangeReport",
     "ClusterExplanation",
     "Code",

@@ -48,7 +48,10 @@ from clusterplace.hub.directory.sink import DirectorySink
 from clusterplace.outputs.lock import FolderBusyError, folder_lock
 from clusterplace.safepath import real_path
 
-__all__ = ["DirectoryHub", "RunSummary", "run_directory_controller"]
+__all__ = ["DirectoryHub", "RunProgress", "RunSummary", "run_directory_controller"]
+
+# What a ``--once`` run tells about itself: (phase, placements done, of how many or None).
+RunProgress = Callable[[str, int, int | None], None]
 
 # How long the watcher gathers a burst of file events (ms), and how often the folder is
 # scanned anyway, in case an event was missed (s).
@@ -278,10 +281,13 @@ def run_directory_controller(
     resync: float | None = 600.0,
     lock_timeout: float = float("inf"),
     report: Callable[[str], None] = lambda _: None,
+    progress: RunProgress | None = None,
 ) -> RunSummary:
     """Run the controller on the hub folder ``root`` until SIGTERM/SIGINT (or, with
     ``once``, until every placement was synced once). ``now`` fixes the clock (for
-    reproducible ``once`` runs)."""
+    reproducible ``once`` runs). ``progress`` is told what a ``once`` run is doing: the
+    phase, how many placements are done and of how many (None: not known)."""
+    told = progress if progress is not None else (lambda _what, _done, _total: None)
     if not root.is_dir():
         raise InputError("the hub must be a folder of manifests", Location(file=str(root)))
     layout = OutLayout(out if out is not None else root / DEFAULT_OUT)
@@ -305,6 +311,7 @@ def run_directory_controller(
             delivery.observe(changes)
 
         sink.publish = publish  # the sink's writes come back as changes
+        told("reading the hub", 0, None)
         objects = hub.initial_objects()
         reconciler.boot(objects)
         delivery.observe(ObjectChange(None, obj) for obj in objects)
@@ -313,7 +320,7 @@ def run_directory_controller(
                 "some hub files cannot be read: the decisions of placements not found are "
                 "kept as they are until every file can be read"
             )
-        asyncio.run(_serve(reconciler, delivery, hub, once))
+        asyncio.run(_serve(reconciler, delivery, hub, once, told))
         stats = reconciler.stats
         errors = stats.errors + delivery.stats.errors + hub.folder.write_errors
         invalid = hub.invalid_files
@@ -355,20 +362,34 @@ async def _both(
         yield batch
 
 
+def _phase(progress: RunProgress, what: str, total: int | None) -> Callable[[int], None]:
+    return lambda done: progress(what, done, total)
+
+
 async def _serve(
-    reconciler: Reconciler, delivery: DeliveryReconciler, hub: DirectoryHub, once: bool
+    reconciler: Reconciler,
+    delivery: DeliveryReconciler,
+    hub: DirectoryHub,
+    once: bool,
+    progress: RunProgress,
 ) -> None:
     if once:
         # Placements first (works follow their decisions), then deliveries, until both
         # are settled: each side's writes may enqueue the other's keys.
         placements = 0
-        for _ in range(SETTLE_ROUNDS):
-            synced = await reconciler.drain(settle=True)
+        total = len(reconciler.queue)
+        for round_ in range(SETTLE_ROUNDS):
+            what = "syncing placements" if round_ == 0 else "settling placements"
+            known = total if round_ == 0 else None
+            progress(what, 0, known)
+            synced = await reconciler.drain(settle=True, progress=_phase(progress, what, known))
             placements = max(placements, reconciler.stats.placements)
+            progress("delivering works", 0, None)
             synced += await delivery.drain()
             if not synced:
                 break
         reconciler.stats.placements = placements
+        progress("writing", 0, None)
         await reconciler.sink.flush()
         return
     stop = asyncio.Event()

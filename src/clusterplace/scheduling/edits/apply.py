@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from clusterplace.api import (
+    AddOnPlacementScore,
     Fleet,
     KubeObject,
     ManagedCluster,
@@ -83,6 +84,7 @@ _MODELS: dict[str, type[KubeObject]] = {
     "cluster": ManagedCluster,
     "placement": Placement,
     "binding": ManagedClusterSetBinding,
+    "score": AddOnPlacementScore,
 }
 
 
@@ -99,6 +101,11 @@ def _find(fleet: Fleet, edit: Edit) -> KubeObject | None:
             raise EditError(
                 f"{edit}: no Placement {shorten(name)!r} in namespace {shorten(namespace)!r}"
             )
+        return found
+    if edit.kind == "score":
+        found = fleet.scores.get((namespace, name))
+        if found is None:
+            raise EditError(f"{edit}: no AddOnPlacementScore {shorten(edit.ref)!r} in the fleet")
         return found
     found = fleet.bindings.get((namespace, name))
     if found is None and edit.unset:
@@ -121,6 +128,8 @@ def _apply(body: dict[str, Any], edit: Edit) -> None:
         _apply_cluster(body, edit.field, edit.value)
     elif edit.kind == "placement":
         _apply_placement(body.setdefault("spec", {}), edit)
+    elif edit.kind == "score":
+        _apply_score(body.setdefault("status", {}), edit.field, edit.value)
     elif edit.value is None:
         body["__deleted__"] = True
     else:
@@ -151,6 +160,17 @@ def _apply_cluster(body: dict[str, Any], field: str, value: str | None) -> None:
     elif head == "taints":
         spec = body.setdefault("spec", {})
         spec["taints"] = [t for t in spec.get("taints", []) if t["key"] != key]
+
+
+def _apply_score(status: dict[str, Any], field: str, value: str | None) -> None:
+    if field == "validUntil":
+        _put(status, "validUntil", value)
+        return
+    name = field.removeprefix("scores.")
+    scores = [s for s in status.get("scores") or [] if s["name"] != name]
+    if value is not None:
+        scores.append({"name": name, "value": int(value)})
+    status["scores"] = scores
 
 
 def _same_taint(taint: dict[str, Any], wanted: dict[str, str]) -> bool:

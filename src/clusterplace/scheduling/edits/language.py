@@ -12,6 +12,8 @@
     placement/NS/NAME:tolerations+=KEY[=VALUE][:EFFECT]
     placement/NS/NAME:spread[0].maxSkew=2  placement/NS/NAME:spread[0].whenUnsatisfiable=X
     clustersetbinding/NS/NAME:clusterSet=SET
+    addonplacementscore/CLUSTER/NAME:validUntil=TIME   (RFC 3339; --unset: never expires)
+    addonplacementscore/CLUSTER/NAME:scores.SCORE=N    (-100..100)
 
 Selectors use the ``-l`` syntax (``env=prod,tier in (gold,silver),!legacy``). Every field
 and value is checked here, so a typo is reported before anything is scheduled; what an
@@ -25,6 +27,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from clusterplace.api.base import parse_time
 from clusterplace.errors import InputError, shorten
 from clusterplace.labels import (
     Operator,
@@ -64,7 +67,9 @@ KINDS = {
     "placement": "placement",
     "clustersetbinding": "binding",
     "managedclustersetbinding": "binding",
+    "addonplacementscore": "score",
 }
+_WORDS = {"binding": "clustersetbinding", "score": "addonplacementscore"}
 
 
 class EditError(InputError):
@@ -73,7 +78,7 @@ class EditError(InputError):
 
 @dataclass(frozen=True)
 class Edit:
-    """One change: ``kind`` (cluster, placement, binding), ``ref`` (NAME or NS/NAME),
+    """One change: ``kind`` (cluster, placement, binding, score), ``ref`` (NAME or NS/NAME),
     ``field`` (as written, with its operator: ``labels.env``, ``taints+``), ``value``
     (None: unset)."""
 
@@ -99,7 +104,7 @@ class Edit:
 
     @property
     def kind_word(self) -> str:
-        return "clustersetbinding" if self.kind == "binding" else self.kind
+        return _WORDS.get(self.kind, self.kind)
 
     def __str__(self) -> str:
         return f"{self.option} {shorten(self.expression)}"
@@ -134,7 +139,8 @@ def parse_edit(text: str, unset: bool = False, where: str = "--set") -> Edit:
     kind = KINDS.get(word.lower())
     if kind is None:
         raise EditError(
-            f"{shown}: unknown kind {_q(word)}; valid kinds: cluster, placement, clustersetbinding"
+            f"{shown}: unknown kind {_q(word)}; "
+            "valid kinds: cluster, placement, clustersetbinding, addonplacementscore"
         )
     _check_ref(kind, ref, shown)
     if unset:
@@ -161,7 +167,7 @@ def _check_ref(kind: str, ref: str, shown: str) -> None:
     parts = ref.split("/")
     wanted = 1 if kind == "cluster" else 2
     if len(parts) != wanted or not all(parts):
-        form = "cluster/NAME" if kind == "cluster" else f"{kind}/NAMESPACE/NAME"
+        form = "cluster/NAME" if kind == "cluster" else f"{_WORDS.get(kind, kind)}/NAMESPACE/NAME"
         raise EditError(f"{shown}: {_q(ref)} is not a reference of the form {form}")
 
 
@@ -172,6 +178,8 @@ def _validate(edit: Edit, shown: str) -> None:
         _validate_cluster(field, value, shown)
     elif edit.kind == "placement":
         _validate_placement(field, value, shown)
+    elif edit.kind == "score":
+        _validate_score(field, value, shown)
     elif field != "clusterSet" or not value:
         raise EditError(f"{shown}: a clustersetbinding takes clusterSet=SET")
 
@@ -195,6 +203,28 @@ def _validate_cluster(field: str, value: str | None, shown: str) -> None:
     if value is None and (field == "taints" or (head == "taints" and key)):
         return
     raise EditError(f"{shown}: unknown cluster field {_q(field)}; valid: {_CLUSTER_FIELDS}")
+
+
+def _validate_score(field: str, value: str | None, shown: str) -> None:
+    head, _, name = field.partition(".")
+    if field == "validUntil":
+        if value is not None:
+            try:
+                parse_time(value)
+            except ValueError:
+                raise EditError(
+                    f"{shown}: validUntil takes an RFC 3339 time (2026-11-22T12:00:00Z)"
+                ) from None
+        return
+    if head == "scores" and name:
+        if value is not None and not (
+            re.fullmatch(r"-?\d{1,3}", value) and -100 <= int(value) <= 100
+        ):
+            raise EditError(f"{shown}: a score is a whole number from -100 to 100")
+        return
+    raise EditError(
+        f"{shown}: unknown addonplacementscore field {_q(field)}; valid: validUntil, scores.NAME"
+    )
 
 
 def _validate_placement(field: str, value: str | None, shown: str) -> None:
