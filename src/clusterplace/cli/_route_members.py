@@ -112,11 +112,7 @@ def route_to_members(
     target.open()
     try:
         for cluster in sorted(labels):
-            if target.context_of(cluster) is None:
-                log(
-                    f"warning: cluster {cluster!r}: no context "
-                    f"{context_map.get(cluster, cluster)!r} in {kubeconfig}; skipped"
-                )
+            target.member(cluster)  # a cluster without a context is reported here
         observed = _observed(target, labels)
         state = InputState({object_file_name(d.data): d for d in documents}, dict(labels), observed)
         sync = RouteSync(target, division=division, clock=lambda: now, report=log)

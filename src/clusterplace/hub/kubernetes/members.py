@@ -236,10 +236,15 @@ class MemberTarget:
         name = self.context_map.get(cluster, cluster)
         return name if name in self.contexts else None
 
-    def _member(self, cluster: str) -> _Member:
+    def member(self, cluster: str) -> _Member:
         member = self.members.get(cluster)
         if member is None:
             member = self.members[cluster] = _Member(cluster, self.context_of(cluster))
+            if member.context is None:
+                self.report(
+                    f"warning: cluster {cluster!r}: no context "
+                    f"{self.context_map.get(cluster, cluster)!r} in {self.kubeconfig}; skipped"
+                )
         return member
 
     def converge(self, desired: Mapping[str, Mapping[str, Copy]]) -> list[CopyOutcome]:
@@ -247,7 +252,7 @@ class MemberTarget:
         not desired any more are emptied of their copies."""
         clusters = set(desired) | set(self.members)
         for cluster in clusters:
-            self._member(cluster)
+            self.member(cluster)
         # The kinds clusterplace routes: each cluster's owned objects of these are listed.
         self.kinds |= {
             (str(c.manifest.get("apiVersion")), str(c.manifest.get("kind")))
@@ -266,7 +271,7 @@ class MemberTarget:
 
     def apply(self, changes: Mapping[str, ClusterChanges]) -> list[CopyOutcome]:
         for cluster in changes:
-            self._member(cluster)
+            self.member(cluster)
 
         async def every() -> list[list[CopyOutcome]]:
             return list(
@@ -285,7 +290,7 @@ class MemberTarget:
         left out (their state unknown)."""
         names = sorted(set(clusters))
         for cluster in names:
-            self._member(cluster)
+            self.member(cluster)
 
         async def one(member: _Member) -> list[dict[str, Any]] | None:
             try:
@@ -359,14 +364,9 @@ class MemberTarget:
         self, member: _Member, desired: Mapping[str, Copy]
     ) -> list[CopyOutcome]:
         names = {name: copy.obj for name, copy in desired.items()}
-        if member.context is None:
-            return self._failed(
-                member,
-                names,
-                "no-context",
-                f"no context {self.context_map.get(member.cluster, member.cluster)!r} in "
-                f"{self.kubeconfig}; skipped",
-            )
+        if member.context is None:  # reported once, when first seen
+            self._failed(member, names, "no-context", "no context")
+            return []
         if not member.stale:
             # Known: only what differs from what was applied.
             changes = ClusterChanges()
@@ -438,7 +438,8 @@ class MemberTarget:
     async def _apply_one(self, member: _Member, changes: ClusterChanges) -> list[CopyOutcome]:
         names = {**{n: c.obj for n, c in changes.put.items()}, **changes.delete}
         if member.context is None:
-            return self._failed(member, names, "no-context", "no context; skipped")
+            self._failed(member, names, "no-context", "no context")
+            return []
         try:
             api = await self._api(member)
         except (ApiError, InputError) as err:
