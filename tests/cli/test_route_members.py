@@ -259,3 +259,18 @@ def test_usage_errors(setup: Setup, run: Callable[..., Result]) -> None:
     assert both.code == 2 and "one of" in both.stderr
     observed = run(*setup.args("--observed", str(setup.folder)))
     assert observed.code == 2 and "--observed" in observed.stderr
+
+
+def test_copies_of_a_kind_routed_to_no_cluster_any_more_are_pruned_by_a_fresh_run(
+    setup: Setup, run: Callable[..., Result]
+) -> None:
+    assert run(*setup.args()).code == 0
+    assert "web" in setup.members["a"].names("deployments")
+    # No cluster is in eu any more: no Deployment is desired anywhere, yet a new run
+    # (which never applied one) must still find a's and b's and delete them.
+    setup.relabel({"a": "us", "b": "us", "c": "us"})
+    result = run(*setup.args())
+    assert result.code == 0, result.stderr
+    assert not setup.members["a"].names("deployments")
+    assert not setup.members["b"].names("deployments")
+    assert setup.configmaps("a") == {"everywhere"}

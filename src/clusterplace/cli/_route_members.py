@@ -115,6 +115,7 @@ def route_to_members(
             target.member(cluster)  # a cluster without a context is reported here
         observed = _observed(target, labels)
         state = InputState({object_file_name(d.data): d for d in documents}, dict(labels), observed)
+        target.route_kinds(d.data for d in documents)
         sync = RouteSync(target, division=division, clock=lambda: now, report=log)
         sync.update(state)
         outcomes = sync.flush()
@@ -167,6 +168,7 @@ def _watch(
         force=force,
         target=target,
         observe=observe,
+        inputs_seen=lambda state: target.route_kinds(d.data for d in state.objects.values()),
     )
     run_route_watch(options, report=log)
     return 0

@@ -59,6 +59,9 @@ class WatchOptions:
     # objects, read again at every rescan).
     target: Target | None = None
     observe: Observe | None = None
+    # Told the inputs in force before each change set is computed (a member target
+    # lists the kinds of every manifest to find the copies to prune).
+    inputs_seen: Callable[[InputState], None] | None = None
 
 
 def watched_paths(values: Iterable[str]) -> list[Path]:
@@ -323,6 +326,8 @@ class _Session:
         snapshot = self.inputs.snapshot()
         if self.options.observe is not None:
             snapshot = replace(snapshot, observed=self.observed or {})
+        if self.options.inputs_seen is not None:
+            self.options.inputs_seen(snapshot)
         return snapshot
 
     async def run(self) -> None:

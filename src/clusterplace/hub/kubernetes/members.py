@@ -231,6 +231,11 @@ class MemberTarget:
         assert self._loop is not None
         return asyncio.run_coroutine_threadsafe(call, self._loop).result()
 
+    def route_kinds(self, manifests: Iterable[Mapping[str, Any]]) -> None:
+        """Take the kinds of every manifest routed (copies of them are listed for
+        pruning in every cluster, even while no cluster is selected for any)."""
+        self.kinds |= {(str(m.get("apiVersion")), str(m.get("kind"))) for m in manifests}
+
     def context_of(self, cluster: str) -> str | None:
         """The kubeconfig context of ``cluster`` (None: there is none)."""
         name = self.context_map.get(cluster, cluster)
