@@ -177,6 +177,7 @@ class MemberTarget:
         self.members: dict[str, _Member] = {}
         self.status: dict[str, str] = {}  # cluster -> "converged" or why not
         self.kinds: set[tuple[str, str]] = set()  # (apiVersion, kind) routed
+        self._observed: dict[str, list[dict[str, Any]]] = {}  # last read, per cluster
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
 
@@ -290,9 +291,9 @@ class MemberTarget:
     # -- observed state -------------------------------------------------------------
 
     def observe(self, clusters: Iterable[str]) -> dict[str, list[dict[str, Any]]]:
-        """The Deployments, ReplicaSets and Pods of each reachable cluster (the replica
-        planner's input, as ``--observed`` holds it); clusters that cannot be read are
-        left out (their state unknown)."""
+        """The Deployments, ReplicaSets and Pods of each cluster (the replica planner's
+        input, as ``--observed`` holds it); a cluster that cannot be read now keeps
+        what was last read from it (none yet: left out, its state unknown)."""
         names = sorted(set(clusters))
         for cluster in names:
             self.member(cluster)
@@ -303,21 +304,22 @@ class MemberTarget:
                 items: list[dict[str, Any]] = []
                 for api_version, kind in OBSERVED_KINDS:
                     resource = ApiResource.of(api_version, kind)
-                    listing = await self._retry(
-                        member, functools.partial(api.list, resource, timeout=self.timeout)
-                    )
+                    # Not retried: a member that cannot be read keeps its last state.
+                    listing = await api.list(resource, timeout=self.timeout)
                     for item in listing.get("items") or ():
                         if isinstance(item, dict):
                             items.append({"apiVersion": api_version, "kind": kind, **item})
                 return items
-            except (_Unreachable, ApiError, InputError):
-                return None
+            except (ApiError, InputError):
+                return self._observed.get(member.cluster)
 
         async def every() -> list[list[dict[str, Any]] | None]:
             return list(await asyncio.gather(*(one(self.members[c]) for c in names)))
 
         found = self._run(every())
-        return {c: items for c, items in zip(names, found, strict=True) if items is not None}
+        result = {c: items for c, items in zip(names, found, strict=True) if items is not None}
+        self._observed.update(result)
+        return result
 
     # -- per cluster ----------------------------------------------------------------
 
@@ -482,6 +484,7 @@ class MemberTarget:
         listing was made, so no owned object means none or someone else's)."""
         resource, namespace, obj_name = _identity(copy.manifest)
         body = _body(copy)
+        was_held = name in member.held
         member.kinds.add((resource.api_version, resource.kind))
         try:
             if existing is None and not (not known and name in member.held):
@@ -540,7 +543,7 @@ class MemberTarget:
         )
         after = str((stored.get("metadata") or {}).get("resourceVersion") or "")
         if existing is None:
-            action = "add"
+            action = "update" if was_held else "add"
         elif before and after == before:
             action = "unchanged"
         else:
