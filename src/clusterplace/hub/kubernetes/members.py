@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, TypeAlias, TypeVar
 
 from clusterplace.codecs import Document, Source
-from clusterplace.errors import InputError
+from clusterplace.errors import ClusterplaceError, InputError
 from clusterplace.fedsync.target import ClusterChanges, Copy, CopyOutcome
 from clusterplace.hub.kubernetes.api import ApiError, Conflict, Forbidden, HubApi, NotFound, connect
 from clusterplace.hub.kubernetes.resources import ROUTE, ApiResource
@@ -120,7 +120,7 @@ class _Member:
     kinds: set[tuple[str, str]] = field(default_factory=set)  # (apiVersion, kind) applied
 
 
-class _Unreachable(Exception):
+class _Unreachable(ClusterplaceError):
     def __init__(self, reason: str, error: ApiError) -> None:
         super().__init__(str(error))
         self.reason, self.error = reason, error
