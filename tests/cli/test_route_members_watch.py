@@ -207,3 +207,20 @@ def test_kill_9_during_a_burst_of_edits_then_a_restart_converges(setup: Setup) -
         assert setup.data("b")["burst-9"] == {"v": "29"}
     finally:
         assert again.stop() == 0, again.text()
+
+
+def test_a_conflict_is_reported_once_and_the_others_go_on(setup: Setup) -> None:
+    theirs = config_map("everywhere", None, "theirs")
+    status, _ = setup.members["b"].request(
+        "POST", "/api/v1/namespaces/shop/configmaps?fieldManager=kubectl-create", theirs
+    )
+    assert status == 201
+    watch = setup.start()
+    try:
+        wait_for(lambda: "not made by clusterplace" in watch.text(), what="the conflict")
+        setup.put(config_map("more", None))
+        wait_for(lambda: all("more" in setup.data(m) for m in "abc"), what="the others to go on")
+        assert setup.data("b")["everywhere"] == {"v": "theirs"}
+        assert watch.text().count("not made by clusterplace") == 1
+    finally:
+        assert watch.stop() == 0, watch.text()
