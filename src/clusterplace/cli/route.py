@@ -113,6 +113,11 @@ def route(
 
         if dry_run or output_format != "table":
             raise click.UsageError("--dry-run and --format: not with --to-kubeconfig")
+        ctx = click.get_current_context()
+        if watch and ctx.get_parameter_source("now") == click.core.ParameterSource.COMMANDLINE:
+            raise click.UsageError(
+                "--now: not with --watch (replicas are divided at the time of each change)"
+            )
         code = route_to_members(
             filenames,
             recursive,
