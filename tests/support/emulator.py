@@ -34,13 +34,22 @@ API server does them *as far as the controller relies on them*:
   scripted answer does not touch the store; kmock's own reactions, e.g.
   ``emulator["patch", ...][:1] << 409``, count the requests made before they were
   added, so a one-shot error in the middle of a run is scripted here);
-  :meth:`HubEmulator.stall_next` answers the next such request late.
+  :meth:`HubEmulator.stall_next` answers the next such request late;
+- server-side apply, minimally: a PATCH of ``application/apply-patch+yaml`` with a
+  ``fieldManager`` creates the object or merges the body into it; the managers that
+  wrote each object are recorded (a create or merge patch counts as the manager
+  ``fieldManager`` names, else ``unknown``); an apply that would change an object
+  another manager wrote is refused with 409 unless ``force=true`` (then the applier
+  becomes the only manager); an apply that changes nothing keeps the resourceVersion;
+- a list filters by equality and existence ``labelSelector`` s (``a=b,c``).
 
 It is still an emulator, not an API server: no
 admission, defaulting, schema validation, garbage collection by ownerReference, RBAC
-beyond :meth:`forbid`, authentication, label selectors, field selectors beyond equality
-on a field path, consistent paging snapshots (a ``continue`` token here is an index into
-the current objects), bookmarks, server-side apply or watch-cache semantics.
+beyond :meth:`forbid`, authentication, label selectors beyond equality and existence,
+field selectors beyond equality on a field path, consistent paging snapshots (a
+``continue`` token here is an index into the current objects), bookmarks, server-side
+apply's field ownership (managedFields, per-field conflicts, removing the fields a
+manager stops applying) or watch-cache semantics.
 docs/controller.md lists what that leaves unverified.
 """
 
@@ -122,6 +131,26 @@ def _field_terms(selector: str) -> list[tuple[str, str]]:
     return terms
 
 
+def _labels_match(obj: dict[str, Any], selector: str) -> bool:
+    """Equality (``a=b``, ``a==b``), inequality (``a!=b``) and existence (``a``) terms."""
+    labels = (obj.get("metadata") or {}).get("labels") or {}
+    for term in filter(None, (t.strip() for t in selector.split(","))):
+        if "!=" in term:
+            key, _, value = term.partition("!=")
+            if labels.get(key) == value:
+                return False
+        elif "=" in term:
+            key, _, value = term.replace("==", "=").partition("=")
+            if labels.get(key) != value:
+                return False
+        elif term.startswith("!"):
+            if term[1:] in labels:
+                return False
+        elif term not in labels:
+            return False
+    return True
+
+
 def _field(obj: dict[str, Any], path: str) -> str:
     found: Any = obj
     for part in path.split("."):
@@ -147,6 +176,7 @@ class HubEmulator(kmock.KubernetesScaffold):
     _failures: list[tuple[str, str, int]] = attrs.field(factory=list, init=False)
     _stalls: list[tuple[str, str, float]] = attrs.field(factory=list, init=False)
     _odd: dict[str, list[Any]] = attrs.field(factory=dict, init=False)  # plural -> raw items
+    _managers: dict[ObjKey, set[str]] = attrs.field(factory=dict, init=False)
     _rv: itertools.count[int] = attrs.field(factory=lambda: itertools.count(1), init=False)
     _last: int = attrs.field(default=0, init=False)
     _floor: int = attrs.field(default=0, init=False)  # watches from before this get 410
@@ -225,10 +255,61 @@ class HubEmulator(kmock.KubernetesScaffold):
         if verb == "get":
             return copy.deepcopy(self._get(self._key(request)))
         if verb == "create":
-            return self._create(request, data)
+            created = self._create(request, data)
+            meta = created["metadata"]
+            key = self._key(request, meta["name"])
+            self._managers[key] = {request.params.get("fieldManager") or "unknown"}
+            return created
+        content_type = str(request.headers.get("Content-Type", ""))
+        if verb == "patch" and content_type.startswith("application/apply-patch"):
+            return self._apply(request, data)
         if verb in ("patch", "update"):
+            key = self._key(request)
+            if key in self._store and not sub:
+                manager = request.params.get("fieldManager") or "unknown"
+                self._managers.setdefault(key, set()).add(manager)
             return self._update(request, data, replace=verb == "update", status=sub == "status")
         return self._delete(request)
+
+    def _apply(self, request: kmock.Request, body: dict[str, Any]) -> dict[str, Any]:
+        manager = request.params.get("fieldManager")
+        if not manager:
+            raise KubernetesError(
+                status=400,
+                reason="BadRequest",
+                message="PATCH requests of the apply type must have a fieldManager",
+                details={},
+            )
+        force = request.params.get("force") in ("true", "1")
+        key = self._key(request)
+        current = self._store.get(key)
+        if current is None:
+            created = self._insert(key, body)
+            self._managers[key] = {manager}
+            return created
+        others = sorted(self._managers.get(key, {"unknown"}) - {manager})
+        content = {k: v for k, v in body.items() if k != "status"}
+        merged = merge(current, content)
+        merged["metadata"] = {**current["metadata"], **merged["metadata"]}
+        for field in ("uid", "creationTimestamp", "namespace", "name", "resourceVersion"):
+            if field in current["metadata"]:
+                merged["metadata"][field] = current["metadata"][field]
+        if merged == current:
+            self._managers.setdefault(key, set()).add(manager)
+            return copy.deepcopy(current)
+        if others and not force:
+            shown = ", ".join(f'"{o}"' for o in others)
+            raise KubernetesError(
+                status=409,
+                reason="Conflict",
+                message=f"Apply failed with 1 conflict: conflict with {shown}",
+                details={},
+            )
+        merged["metadata"]["resourceVersion"] = self._next()
+        self._store[key] = merged
+        self._managers[key] = {manager} if force else {*others, manager}
+        self._publish(key, "MODIFIED", merged)
+        return copy.deepcopy(merged)
 
     def _get(self, key: ObjKey) -> dict[str, Any]:
         found = self._store.get(key)
@@ -241,6 +322,7 @@ class HubEmulator(kmock.KubernetesScaffold):
     def _list(self, request: kmock.Request) -> dict[str, Any]:
         gv, plural, namespace, _ = self._key(request)
         terms = _field_terms(request.params.get("fieldSelector") or "")
+        labels = request.params.get("labelSelector") or ""
         items = [
             copy.deepcopy(obj)
             for (g, p, ns, _), obj in sorted(self._store.items(), key=lambda kv: str(kv[0]))
@@ -248,6 +330,7 @@ class HubEmulator(kmock.KubernetesScaffold):
             and p == plural
             and (namespace is None or ns == namespace)
             and all(_field(obj, path) == value for path, value in terms)
+            and _labels_match(obj, labels)
         ]
         items.extend(copy.deepcopy(self._odd.get(plural, [])))
         meta = {"resourceVersion": str(self._last)}
@@ -372,6 +455,7 @@ class HubEmulator(kmock.KubernetesScaffold):
                 self._publish(key, "MODIFIED", current)
             return copy.deepcopy(current)
         del self._store[key]
+        self._managers.pop(key, None)
         gone = {**current, "metadata": {**current["metadata"], "resourceVersion": self._next()}}
         self._publish(key, "DELETED", gone)
         return {"kind": "Status", "apiVersion": "v1", "status": "Success"}

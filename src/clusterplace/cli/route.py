@@ -42,9 +42,23 @@ class PlanFormat(click.Choice):  # type: ignore[type-arg]
 @click.option(
     "--output-dir",
     "out_dir",
-    required=True,
     type=click.Path(file_okay=False, path_type=Path),
-    help="Directory to write OUT_DIR/<cluster>/<object>.yaml into.",
+    help="Directory to write OUT_DIR/<cluster>/<object>.yaml into (or --to-kubeconfig).",
+)
+@click.option(
+    "--to-kubeconfig",
+    "to_kubeconfig",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Apply each cluster's copies to its API server instead (server-side apply, field "
+    "manager clusterplace): the context named after the ManagedCluster, or as "
+    "--context-map says. Workloads and pods are read from the members for the replica "
+    "planner. Exit code 1 unless every cluster converged.",
+)
+@click.option(
+    "--context-map",
+    "context_map",
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    help="With --to-kubeconfig: a YAML or JSON file mapping cluster names to context names.",
 )
 @click.option(
     "--dry-run",
@@ -82,7 +96,9 @@ def route(
     filenames: tuple[str, ...],
     recursive: bool,
     cluster_files: tuple[str, ...],
-    out_dir: Path,
+    out_dir: Path | None,
+    to_kubeconfig: Path | None,
+    context_map: Path | None,
     dry_run: bool,
     output_format: str,
     observed_dir: Path | None,
@@ -103,6 +119,35 @@ def route(
     With --watch it keeps running: each change of the inputs is written within a
     moment, and a line per change set is logged to stderr. See docs/cli.md.
     """
+    if (out_dir is None) == (to_kubeconfig is None):
+        raise click.UsageError("give one of -o/--output-dir and --to-kubeconfig")
+    if context_map is not None and to_kubeconfig is None:
+        raise click.UsageError("--context-map: only with --to-kubeconfig")
+    if to_kubeconfig is not None:
+        from clusterplace.cli._route_members import route_to_members
+
+        if dry_run or output_format != "table":
+            raise click.UsageError("--dry-run and --format: not with --to-kubeconfig")
+        ctx = click.get_current_context()
+        if watch and ctx.get_parameter_source("now") == click.core.ParameterSource.COMMANDLINE:
+            raise click.UsageError(
+                "--now: not with --watch (replicas are divided at the time of each change)"
+            )
+        code = route_to_members(
+            filenames,
+            recursive,
+            cluster_files,
+            to_kubeconfig,
+            context_map,
+            observed_dir=observed_dir,
+            division=division,
+            now=now,
+            force=force,
+            watch=watch,
+            log=_log,
+        )
+        sys.exit(code)
+    assert out_dir is not None
     if watch:
         _watch(
             filenames,

@@ -15,14 +15,16 @@ import contextlib
 import os
 import signal
 import time
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Hashable, Iterable, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 
+from clusterplace.codecs import Document
 from clusterplace.errors import ClusterplaceError, InputError, InputErrors, Location
 from clusterplace.fedsync.engine import RouteSync, summary
 from clusterplace.fedsync.folder import FolderTarget
-from clusterplace.fedsync.inputs import RouteInputs
+from clusterplace.fedsync.inputs import InputState, RouteInputs
+from clusterplace.fedsync.target import Target
 from clusterplace.outputs.lock import FolderBusyError
 from clusterplace.safepath import real_path
 from clusterplace.watch import SETTLE_S
@@ -37,6 +39,7 @@ RESCAN_S = 5.0
 _LOCK_POLL_S = 0.05
 
 Report = Callable[[str], None]
+Observe = Callable[[Iterable[str]], dict[str, dict[Hashable, Document]]]
 
 
 @dataclass(frozen=True)
@@ -51,6 +54,14 @@ class WatchOptions:
     division: str = "upstream"
     force: bool = False
     lock_timeout: float = 0.0
+    # Another target than the output folder (``out_dir`` then only names it), and
+    # where the observed state is read from instead of ``observed_dir`` (each cluster's
+    # objects, read again at every rescan).
+    target: Target | None = None
+    observe: Observe | None = None
+    # Told the inputs in force before each change set is computed (a member target
+    # lists the kinds of every manifest to find the copies to prune).
+    inputs_seen: Callable[[InputState], None] | None = None
 
 
 def watched_paths(values: Iterable[str]) -> list[Path]:
@@ -97,7 +108,7 @@ async def _watch(
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, stop.set)
-    target = FolderTarget(options.out_dir, force=options.force)
+    target: Target = options.target or FolderTarget(options.out_dir, force=options.force)
     try:
         if not await _take(target, options.lock_timeout, stop, report):
             return
@@ -111,7 +122,7 @@ async def _watch(
                 loop.remove_signal_handler(signum)
 
 
-async def _take(target: FolderTarget, timeout: float, stop: asyncio.Event, report: Report) -> bool:
+async def _take(target: Target, timeout: float, stop: asyncio.Event, report: Report) -> bool:
     """Take the output folder's lock, waiting up to ``timeout`` seconds for another run
     holding it (False: stopped meanwhile)."""
     deadline = time.monotonic() + timeout
@@ -213,6 +224,20 @@ class _Watcher:
                 await asyncio.wait_for(task, 5.0)
 
 
+def _same_observed(
+    old: dict[str, dict[Hashable, Document]], new: dict[str, dict[Hashable, Document]]
+) -> bool:
+    if old.keys() != new.keys():
+        return False
+    for cluster, docs in old.items():
+        other = new[cluster]
+        if docs.keys() != other.keys():
+            return False
+        if any(d.data != other[k].data for k, d in docs.items()):
+            return False
+    return True
+
+
 def _watch_roots(
     inputs: Sequence[Path], observed: Path | None, recursive: bool
 ) -> tuple[list[Path], list[Path]]:
@@ -251,7 +276,7 @@ class _Session:
         options: WatchOptions,
         manifests: list[Path],
         fleets: list[Path],
-        target: FolderTarget,
+        target: Target,
         stop: asyncio.Event,
         report: Report,
     ) -> None:
@@ -282,11 +307,34 @@ class _Session:
         self.held: str | None = None  # why nothing is written now
         self.retry_at: float | None = None  # when a failed write is tried again
         self.first = True
+        self.folder = target if isinstance(target, FolderTarget) else None
+        self.observed: dict[str, dict[Hashable, Document]] | None = None
+
+    def _observe(self) -> bool:
+        """Read the observed state from the members (``options.observe``); whether it
+        changed."""
+        if self.options.observe is None:
+            return False
+        clusters = self.inputs.snapshot().labels
+        found = self.options.observe(clusters)
+        if self.observed is not None and _same_observed(self.observed, found):
+            return False
+        self.observed = found
+        return True
+
+    def _snapshot(self) -> InputState:
+        snapshot = self.inputs.snapshot()
+        if self.options.observe is not None:
+            snapshot = replace(snapshot, observed=self.observed or {})
+        if self.options.inputs_seen is not None:
+            self.options.inputs_seen(snapshot)
+        return snapshot
 
     async def run(self) -> None:
         try:
             await self.watcher.started()
             changed = await self._scan(None)
+            changed |= await asyncio.to_thread(self._observe)
             self._step(changed, set(), started=True)
             await self.watcher.started()
             self.report(f"watching {self._inputs_text()}; writing to {self.out}")
@@ -307,6 +355,7 @@ class _Session:
                     full = time.monotonic() - last_full >= RESCAN_S
                     changed = await self._scan(None) if full else False
                     if full:
+                        changed |= await asyncio.to_thread(self._observe)
                         last_full = time.monotonic()
                     self._step(changed, set())
                     continue
@@ -355,7 +404,7 @@ class _Session:
             elif len(parts) == 2:
                 keys.add((parts[0], parts[1]))
         # The folder reports this run's own writes too: only edits by others count.
-        return self.target.edited(keys) if keys else set()
+        return self.folder.edited(keys) if keys and self.folder is not None else set()
 
     def _hold(self) -> str | None:
         """Why nothing may be written now (None: writing is fine)."""
@@ -375,7 +424,7 @@ class _Session:
         held = self._hold()
         snapshot = None
         if held is None and (changed or started or self.held is not None):
-            snapshot = self.inputs.snapshot()
+            snapshot = self._snapshot()
             if not snapshot.labels:
                 # Routing to no cluster would remove every copy: route refuses it too.
                 held = (
@@ -393,7 +442,7 @@ class _Session:
             self.held = None
         due = self.sync.next_crossing is not None and self.sync.next_crossing < self.sync.clock()
         if snapshot is not None or due:
-            self.sync.update(snapshot if snapshot is not None else self.inputs.snapshot())
+            self.sync.update(snapshot if snapshot is not None else self._snapshot())
         self.sync.recheck |= outputs
         if self.sync.idle:
             return
@@ -410,7 +459,7 @@ class _Session:
             self._failed(err)
             return
         self.retry_at = None
-        if not self.watching_output:
+        if not self.watching_output and self.folder is not None:
             self.watcher.add([self.out.absolute()], recursive=True)
             self.watching_output = True
         line = summary(outcomes, str(self.out))

@@ -39,7 +39,8 @@ class Copy:
 class CopyOutcome:
     """What became of one copy in one cluster (``action``: one of :data:`ACTIONS`);
     ``where`` is the copy as the target names it (a path), ``message`` why it was kept
-    or refused."""
+    or refused, ``reason`` a word for it where the target has one (a member cluster's:
+    ``conflict``, ``unreachable``, ``forbidden``, ``failed``, ``no-context``)."""
 
     action: str
     cluster: str
@@ -47,6 +48,7 @@ class CopyOutcome:
     obj: str
     where: str
     message: str = ""
+    reason: str = ""
 
 
 @dataclass

@@ -26,6 +26,7 @@ from clusterplace.labels.validation import path_segment_errors
 from clusterplace.mergepatch import merge_patch
 
 __all__ = [
+    "APPLY_PATCH",
     "KUBE_EXTRA",
     "MALFORMED",
     "MERGE_PATCH",
@@ -41,6 +42,7 @@ __all__ = [
 ]
 
 MERGE_PATCH = "application/merge-patch+json"
+APPLY_PATCH = "application/apply-patch+yaml"  # server-side apply (a JSON body is YAML)
 WATCH_TIMEOUT_S = 300  # a watch is re-opened at its resourceVersion this often
 KUBE_EXTRA = "talking to a cluster needs the Kubernetes client: pip install 'clusterplace[kube]'"
 
@@ -289,6 +291,7 @@ class HubApi:
         resource: ApiResource,
         *,
         field_selector: str | None = None,
+        label_selector: str | None = None,
         limit: int | None = None,
         token: str | None = None,
         timeout: float | None = None,
@@ -300,6 +303,8 @@ class HubApi:
         query: list[tuple[str, Any]] = []
         if field_selector is not None:
             query.append(("fieldSelector", field_selector))
+        if label_selector is not None:
+            query.append(("labelSelector", label_selector))
         if limit is not None:
             query.append(("limit", limit))
         if token:
@@ -358,9 +363,16 @@ class HubApi:
         finally:
             await stream.close()  # type: ignore[no-untyped-call]
 
-    async def get(self, resource: ApiResource, namespace: str, name: str) -> dict[str, Any]:
+    async def get(
+        self,
+        resource: ApiResource,
+        namespace: str | None,
+        name: str,
+        *,
+        timeout: float | None = None,
+    ) -> dict[str, Any]:
         """The object; :class:`NotFound` when there is none."""
-        result = await self._request("get", resource, namespace, name, "GET")
+        result = await self._request("get", resource, namespace, name, "GET", timeout=timeout)
         return result if isinstance(result, dict) else {}
 
     # -- writes ------------------------------------------------------------------------
@@ -380,8 +392,46 @@ class HubApi:
         )
         return result if isinstance(result, dict) else {}
 
-    async def delete(self, resource: ApiResource, namespace: str, name: str) -> None:
-        await self._request("delete", resource, namespace, name, "DELETE")
+    async def apply(
+        self,
+        resource: ApiResource,
+        namespace: str | None,
+        name: str,
+        body: dict[str, Any],
+        *,
+        field_manager: str,
+        force: bool = False,
+        timeout: float | None = None,
+    ) -> dict[str, Any]:
+        """Server-side apply: ``body`` (the whole intent of ``field_manager``) as an
+        ``application/apply-patch+yaml`` PATCH; the object as stored. Without ``force``
+        a field another manager owns with another value is a :class:`Conflict` (409);
+        with it, the fields are taken over."""
+        query: list[tuple[str, Any]] = [("fieldManager", field_manager)]
+        if force:
+            query.append(("force", "true"))
+        result = await self._request(
+            "patch",
+            resource,
+            namespace,
+            name,
+            "PATCH",
+            body=body,
+            query=query,
+            content_type=APPLY_PATCH,
+            timeout=timeout,
+        )
+        return result if isinstance(result, dict) else {}
+
+    async def delete(
+        self,
+        resource: ApiResource,
+        namespace: str | None,
+        name: str,
+        *,
+        timeout: float | None = None,
+    ) -> None:
+        await self._request("delete", resource, namespace, name, "DELETE", timeout=timeout)
 
 
 class SyncHubApi:

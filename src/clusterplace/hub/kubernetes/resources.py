@@ -28,6 +28,7 @@ __all__ = [
     "PLACEMENTS_FINALIZERS",
     "PLACEMENTS_STATUS",
     "PLACEMENT_WATCHED",
+    "ROUTE",
     "SET_BINDINGS",
     "WATCHED",
     "WORKS",
@@ -221,3 +222,6 @@ EXPLORER = Role("the explorer", "deploy/explorer-rbac.yaml", EXPLORER_PERMISSION
 # apply-module reads the cluster identity ConfigMap, and gets, creates and patches the
 # definitions and the objects of a module's hooks: whatever the module holds.
 APPLY_MODULE = Role("apply-module", "", (), declared=False)
+# route --to-kubeconfig applies, lists and deletes its copies in each member cluster,
+# and lists the workloads and pods it plans replicas from: copies can be any kind.
+ROUTE = Role("route", "", (), declared=False)
