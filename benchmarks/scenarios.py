@@ -214,6 +214,13 @@ def _explorer_page(size: dict[str, int]) -> tuple[float, float]:
     return placement_page_seconds(size), 1
 
 
+def _explorer_heatmap(size: dict[str, int]) -> tuple[float, float]:
+    """Server time of a heatmap page (250 placements x every cluster) on S1."""
+    from benchmarks.explorer import heatmap_seconds
+
+    return heatmap_seconds(size), 1
+
+
 def _explorer_what_if(size: dict[str, int]) -> tuple[float, float]:
     """Median what-if (a label edit, diffed, undone) on the S3 fleet."""
     from benchmarks.explorer import what_if_seconds
@@ -462,6 +469,15 @@ SCENARIOS = [
         {"clusters": 1000, "placements": 10000},
         {"clusters": 100, "placements": 20},
         _explorer_page,
+        0.3,
+    ),
+    Scenario(
+        "E3-heatmap",
+        "explorer: a heatmap page (250 placements x 1,000 clusters) of the S1 fleet",
+        "pages",
+        {"clusters": 1000, "placements": 10000},
+        {"clusters": 100, "placements": 20},
+        _explorer_heatmap,
         0.3,
     ),
     Scenario(

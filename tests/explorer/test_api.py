@@ -26,7 +26,7 @@ from tests.support.explorer import NOW, TEST_HOSTS, example_explorer
         ("/heatmap", '<canvas id="heatmap"'),
         ("/what-if", 'id="edit-form"'),
         ("/modules", 'id="module-matrix"'),
-        ("/live", 'id="live-events"'),
+        ("/live", "No controller to follow"),
         ("/rollouts", "This fleet has no ManifestWorkReplicaSet."),
     ],
 )

@@ -8,67 +8,30 @@ alone). A browser that cannot start fails the test."""
 
 from __future__ import annotations
 
-import contextlib
-import os
-import socket
-import tempfile
-import threading
-import time
+import re
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
-import uvicorn
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page, expect
 
 from clusterplace.errors import ClusterplaceError
-from clusterplace.web import Explorer, FleetSource, create_app, served_hosts
+from clusterplace.web import Explorer, FleetSource
 from clusterplace.web.events import EventFeed
+from tests.support.browser import chromium, in_thread, overflow, shot
 from tests.support.explorer import NOW, example_explorer, rollout_explorer
-
-CHROMIUM = "/usr/bin/chromium"
-SHOTS = Path(
-    os.environ.get("CLUSTERPLACE_SCREENSHOTS")
-    or Path(tempfile.gettempdir(), "clusterplace-screenshots")
-)
-
-
-@contextlib.contextmanager
-def serving(explorer: Explorer) -> Iterator[str]:
-    """The explorer on a free local port, in a thread; yields its URL."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    app = create_app(explorer, hosts=served_hosts("127.0.0.1", port))
-    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        assert time.monotonic() < deadline, "the explorer did not start"
-        time.sleep(0.05)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
 
 
 @pytest.fixture(scope="module")
 def base_url() -> Iterator[str]:
-    with serving(example_explorer()) as url:
+    with in_thread(example_explorer()) as url:
         yield url
 
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    # No skip: CI installs chromium (.ci/run); without it this fails, as it should.
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+    with chromium() as launched:
         yield launched
-        launched.close()
 
 
 @pytest.fixture
@@ -76,11 +39,6 @@ def page(browser: Browser) -> Iterator[Page]:
     context = browser.new_context(viewport={"width": 1280, "height": 760})
     yield context.new_page()
     context.close()
-
-
-def shot(page: Page, name: str, *, full_page: bool = False) -> None:
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=full_page)
 
 
 def test_fleet_view_filters_by_selector(page: Page, base_url: str) -> None:
@@ -136,7 +94,12 @@ def test_heatmap_renders(page: Page, base_url: str) -> None:
         let n = 0; for (let i = 0; i < d.length; i += 4) if (d[i] < 200) n++; return n; }"""
     )
     assert painted > 1000  # cells were drawn, not a blank canvas
-    canvas.hover(position={"x": box["width"] - 10, "y": box["height"] - 10})
+    left, top = (float(n) for n in (canvas.get_attribute("data-gutters") or "0,0").split(","))
+    cell = float(canvas.get_attribute("data-cell") or 0)
+    canvas.hover(position={"x": left + 1.5 * cell, "y": top + cell / 2})  # row 1, column 2
+    expect(page.locator("#heat-info")).to_have_text(
+        "apps/analytics × aws-prod-use1: total score 35 · selected"
+    )
     shot(page, "heatmap")
 
 
@@ -163,11 +126,15 @@ def test_live_page_shows_events_as_they_come_and_says_when_it_cannot(page: Page)
 
     feed = EventFeed(fetch, every=0.0)
     source = FleetSource(load=example_explorer().source.load, events=feed.after, label="hub")
-    with serving(Explorer(source, NOW)) as url:
+    with in_thread(Explorer(source, NOW)) as url:
         page.goto(url + "/live")
         rows = page.locator("#live-events tbody tr")
         expect(rows).to_have_count(1)
         expect(rows.first).to_contain_text("apps/analytics")
+        # When: how long ago, on one line; the full time on hover.
+        when = rows.first.locator("td.when time")
+        expect(when).to_have_text(re.compile(r"^(just now|\d+ (s|min|h|d) ago)$"))
+        expect(when).to_have_attribute("title", re.compile(r"\(2026-11-25T10:00:0\d\.000000Z\)$"))
         expect(page.locator("#live-placements tbody tr")).to_have_count(5)
         hub["events"].append(_placement_event("bb", "ScoreUpdate", "aws-prod-euw1:100"))
         expect(rows).to_have_count(2)  # the next poll brings the new event, on top
@@ -184,7 +151,7 @@ def test_rollouts_page_fits_800px_and_says_why_clusters_wait(browser: Browser) -
     context = browser.new_context(viewport={"width": 800, "height": 900})
     page = context.new_page()
     try:
-        with serving(rollout_explorer()) as url:
+        with in_thread(rollout_explorer()) as url:
             page.goto(url + "/")
             page.click("header nav >> text=Rollouts")
             expect(page.locator("h1")).to_have_text("Rollouts")
@@ -211,16 +178,8 @@ def test_rollouts_page_fits_800px_and_says_why_clusters_wait(browser: Browser) -
                     .map((li) => getComputedStyle(li).borderLeftColor))].length"""
             )
             assert colours >= 4
-            wider = page.evaluate(
-                """() => document.documentElement.scrollWidth
-                    - document.documentElement.clientWidth"""
-            )
+            wider, sticking_out = overflow(page)
             assert wider <= 0, f"the page overflows sideways by {wider}px"
-            sticking_out = page.evaluate(
-                """() => [...document.querySelectorAll('main *')]
-                    .filter((e) => e.getBoundingClientRect().right > window.innerWidth + 0.5)
-                    .map((e) => e.tagName + '.' + e.className).slice(0, 5)"""
-            )
             assert sticking_out == []
             shot(page, "rollouts", full_page=True)
     finally:

@@ -14,6 +14,8 @@ what that folder alone uses.
 - ``emulator``: a Kubernetes API server emulator (kmock) for the Kubernetes hub.
 - ``kube_hub``: kubeconfigs, kubectl-like requests, ``controller --kubeconfig``.
 - ``explorer``: the explorer in process, and ``clusterplace serve`` as a process.
+- ``synthetic``: a fleet of any size (1,000 clusters) for the explorer at scale.
+- ``browser``: the explorer in chromium (Playwright): served in a thread, screenshots.
 - ``faults``: faults injected into a CLI child process (crashes, errno, unreadable).
 - ``defkit``: the example definition module and CUE text helpers.
 - ``waiting``: polling until another process or thread has done something.

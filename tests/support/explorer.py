@@ -23,6 +23,7 @@ from clusterplace.defkit.module import load_module
 from clusterplace.web import Explorer, FleetSource, HostRule
 from tests.support.cli import CLI_ENV, command
 from tests.support.paths import ROOT
+from tests.support.synthetic import synthetic_fleet
 
 __all__ = [
     "NOW",
@@ -33,6 +34,7 @@ __all__ = [
     "example_explorer",
     "rollout_explorer",
     "serving",
+    "synthetic_explorer",
 ]
 
 NOW = datetime(2026, 11, 22, 12, tzinfo=UTC)
@@ -46,6 +48,14 @@ def example_explorer() -> Explorer:
         load=lambda: load_fleet(expand_sources(["examples/fleet"])), label="-f examples/fleet"
     )
     return Explorer(source, NOW, load_module("examples/my-platform"))
+
+
+def synthetic_explorer(clusters: int, *, module: bool = True) -> Explorer:
+    """The explorer of a synthetic fleet of ``clusters`` clusters and twelve placements
+    (:func:`tests.support.synthetic.synthetic_fleet`), with the example module."""
+    fleet = synthetic_fleet(clusters)
+    source = FleetSource(load=fleet.copy, label=f"-f synthetic-{clusters}/")
+    return Explorer(source, NOW, load_module("examples/my-platform") if module else None)
 
 
 ROLLOUT_NOW = datetime(2026, 6, 1, 12, tzinfo=UTC)

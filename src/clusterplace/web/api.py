@@ -3,20 +3,31 @@ reads; ``POST /api/what-if`` computes on edits sent with it and keeps nothing.""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field, StringConstraints
 
+from clusterplace.api import ManagedCluster
+from clusterplace.collector import collector_paused
 from clusterplace.delivery.explain import UnknownReplicaSetError, timestamp
 from clusterplace.errors import ClusterplaceError, shorten
 from clusterplace.labels import SelectorError, parse
 from clusterplace.outputs.dumpers import dump_yaml_stream
-from clusterplace.scheduling import parse_edits, what_if, why_not
+from clusterplace.scheduling import (
+    SetSelectorError,
+    cluster_set_selector,
+    parse_edits,
+    what_if,
+    why_not,
+)
+from clusterplace.web.edits import check_edits
+from clusterplace.web.fates import FateFilter, group_label, group_labels, ranked
+from clusterplace.web.heat import heatmap_data
 from clusterplace.web.state import Explorer
 
-__all__ = ["Problem", "WhatIfRequest", "router"]
+__all__ = ["EditCheckRequest", "Problem", "WhatIfRequest", "router"]
 
 router = APIRouter(prefix="/api")
 
@@ -34,6 +45,7 @@ ERRORS: dict[int | str, dict[str, Any]] = {
 
 
 EditText = Annotated[str, StringConstraints(max_length=4096)]
+PIVOT_AT = 8  # the Modules matrix turns around above this many clusters
 
 
 class WhatIfRequest(BaseModel):
@@ -41,6 +53,19 @@ class WhatIfRequest(BaseModel):
 
     set: list[EditText] = Field(default_factory=list, max_length=200)
     unset: list[EditText] = Field(default_factory=list, max_length=200)
+
+
+class EditItem(BaseModel):
+    """One edit as the what-if page keeps it."""
+
+    op: Literal["set", "unset"]
+    expression: EditText
+
+
+class EditCheckRequest(BaseModel):
+    """Edits to check, in the order the page lists them."""
+
+    edits: list[EditItem] = Field(default_factory=list, max_length=400)
 
 
 def explorer(request: Request) -> Explorer:
@@ -58,6 +83,13 @@ def cluster_rows(state: Explorer, selector: str) -> list[dict[str, Any]]:
     """Every cluster (matching the ``-l`` selector) with what placements selected it;
     raises SelectorError for a bad selector."""
     chosen = parse(selector) if selector.strip() else None
+    fleet = state.run.fleet
+    sets = []
+    for set_name, cluster_set in sorted(fleet.cluster_sets.items()):
+        try:
+            sets.append((set_name, cluster_set_selector(cluster_set)))
+        except SetSelectorError:
+            continue  # an invalid set selects nothing (the scheduler says so)
     selected_by: dict[str, list[str]] = {}
     for result in state.run.result.placements:
         ref = f"{result.placement.namespace}/{result.placement.name}"
@@ -79,10 +111,29 @@ def cluster_rows(state: Explorer, selector: str) -> list[dict[str, Any]]:
                     for t in cluster.taints
                 ],
                 "allocatable": dict((status.allocatable or {}) if status else {}),
+                "available": availability(cluster),
+                "sets": [n for n, found in sets if found.matches(cluster.labels)],
                 "selectedBy": selected_by.get(name, []),
             }
         )
     return rows
+
+
+AVAILABLE = "ManagedClusterConditionAvailable"
+
+
+def availability(cluster: ManagedCluster) -> dict[str, str] | None:
+    """The cluster's ManagedClusterConditionAvailable condition: its status (True,
+    False, Unknown), reason and message; None when the cluster reports none."""
+    conditions = (cluster.status.conditions if cluster.status else None) or []
+    for condition in conditions:
+        if condition.type == AVAILABLE:
+            return {
+                "status": condition.status,
+                "reason": condition.reason or "",
+                "message": condition.message or "",
+            }
+    return None
 
 
 def placement_rows(state: Explorer) -> list[dict[str, Any]]:
@@ -97,7 +148,12 @@ def placement_rows(state: Explorer) -> list[dict[str, Any]]:
                 "selected": sum(len(pd.cluster_names) for pd in result.decisions),
                 "wanted": placement.spec.number_of_clusters,
                 "groups": [
-                    {"name": g.name, "index": g.index, "clusters": len(g.clusters)}
+                    {
+                        "name": g.name,
+                        "index": g.index,
+                        "label": group_label(g.index, g.name or ""),
+                        "clusters": len(g.clusters),
+                    }
                     for g in result.groups
                 ],
                 "status": result.skipped or result.error or result.status.code.value,
@@ -126,20 +182,49 @@ def placements(request: Request) -> Any:
 @router.get(
     "/placements/{namespace}/{name}",
     responses=ERRORS,
-    summary="Every cluster's fate for one placement (explain -o wide)",
+    summary="Every cluster's fate for one placement (explain -o wide), filtered, a page at a time",
 )
-def placement(request: Request, namespace: str, name: str) -> Any:
+def placement(
+    request: Request,
+    namespace: str,
+    name: str,
+    stage: str = Query("", max_length=100, description="only clusters decided at this stage"),
+    show: Literal["all", "selected", "rejected"] = Query("all"),
+    search: str = Query("", max_length=400, description="in the cluster's name, any case"),
+    offset: int = Query(0, ge=0, le=10_000_000),
+    limit: int = Query(100_000, ge=1, le=100_000),
+) -> Any:
+    """Clusters in rank order (the ranked ones first), each with its decision group
+    (``decisionGroup``: index, and name when named) when selected; ``matched`` is how
+    many pass the filters, ``clusters`` the ones from ``offset`` on."""
     state = explorer(request)
     found = state.explained(namespace, name)
     if found is None:
         return problem(404, f'placement "{name}" not found in namespace "{namespace}"')
     result, items = found
+    groups = group_labels(result)
+    chosen = FateFilter(stage, show, search)
+    shown = [i for i in ranked(items) if chosen.keeps(i)]
+    rows = []
+    for item in shown[offset : offset + limit]:
+        row = item.to_dict()
+        group = groups.get(item.cluster) if item.selected else None
+        if group is not None:
+            index, group_name = group
+            row.setdefault(
+                "decisionGroup",
+                {"index": index, "name": group_name} if group_name else {"index": index},
+            )
+        rows.append(row)
     return {
         "hubProblem": state.problem,
         "namespace": namespace,
         "name": name,
         "numberOfClusters": result.placement.spec.number_of_clusters,
-        "clusters": [i.to_dict() for i in items],
+        "selected": sum(i.selected for i in items),
+        "matched": len(shown),
+        "offset": offset,
+        "clusters": rows,
     }
 
 
@@ -163,30 +248,25 @@ def heatmap(
     request: Request,
     offset: int = Query(0, ge=0, le=10_000_000),
     limit: int = Query(1000, ge=1, le=2000),
+    group_by: str = Query(
+        "", alias="groupBy", max_length=317, description="a label key: one column per value"
+    ),
 ) -> Any:
+    """Per placement (``rows``, from ``offset``) the feasible clusters' total scores
+    (``cells``: ``[column, total]``) and the ``selected`` columns; with ``groupBy``, one
+    column per value of that label (``groups``) and per row ``groups``: ``[group,
+    feasible, selected, mean total, best total]``. ``range`` is the lowest and highest
+    total in the rows; ``labelKeys`` the label keys to group by."""
     state = explorer(request)
-    names = sorted(state.run.fleet.clusters)
-    column = {n: i for i, n in enumerate(names)}
-    rows = []
-    placed = state.run.result.placements
-    for result in placed[offset : offset + limit]:
-        outcome = result.outcome
-        totals = outcome.totals if outcome is not None else {}
-        chosen = [column[n] for pd in result.decisions for n in pd.cluster_names if n in column]
-        rows.append(
-            {
-                "placement": f"{result.placement.namespace}/{result.placement.name}",
-                "cells": [[column[n], t] for n, t in totals.items() if n in column],
-                "selected": chosen,
-            }
-        )
-    return {
-        "clusters": names,
-        "rows": rows,
-        "offset": offset,
-        "total": len(placed),
-        "hubProblem": state.problem,
-    }
+    # A page holds up to 250,000 cells: built and encoded with the cyclic collector
+    # paused (they form no cycles; its scans of them cost more than building them).
+    with collector_paused():
+        with state.lock:
+            data = heatmap_data(
+                state.run.fleet.clusters, state.run.result.placements, offset, limit, group_by
+            )
+        data["hubProblem"] = state.problem
+        return JSONResponse(data)
 
 
 @router.post(
@@ -208,6 +288,25 @@ def post_what_if(request: Request, body: WhatIfRequest) -> Any:
     return data
 
 
+@router.post(
+    "/what-if/check",
+    responses={400: ERRORS[400]},
+    summary="Check edits one by one (parsed, applied to copies; nothing is scheduled or kept)",
+)
+def post_what_if_check(request: Request, body: EditCheckRequest) -> Any:
+    """Per edit, in the order sent, ``error``: why it cannot be applied (it does not
+    parse, names an object the fleet does not have, or makes an object invalid), or
+    null. Edits are checked in the order what-if applies them: unsets first."""
+    state = explorer(request)
+    with state.lock:
+        checked = check_edits(state.run.fleet, [(e.op, e.expression) for e in body.edits])
+    return {
+        "edits": [{"op": c.op, "expression": c.expression, "error": c.error} for c in checked],
+        "valid": all(c.error is None for c in checked),
+        "hubProblem": state.problem,
+    }
+
+
 @router.get("/live", summary="The hub's events after a cursor, and the placements now")
 def live(request: Request, since: int = Query(0, ge=0, le=2**62)) -> Any:
     """``offset`` is the cursor to ask after next (a directory hub's log offset, or a
@@ -215,6 +314,7 @@ def live(request: Request, since: int = Query(0, ge=0, le=2**62)) -> Any:
     state = explorer(request)
     batch = state.events_after(since)
     return {
+        "live": state.source.events is not None,
         "events": batch.events,
         "offset": batch.cursor,
         "problem": batch.problem,
@@ -260,9 +360,13 @@ def modules(request: Request) -> Any:
 
     names = sorted(state.run.fleet.clusters)
     plans = {n: plan(state.module, state.run.fleet.clusters[n].labels) for n in names}
+    definitions = len(state.module.definitions)
     return {
         "hubProblem": state.problem,
         "module": state.module.name,
+        # As plan-module prints it: above 8 clusters (and more than definitions), one
+        # row per cluster, so the matrix grows down, never sideways.
+        "clustersAsRows": len(names) > PIVOT_AT and len(names) > definitions,
         "clusters": names,
         "definitions": [
             {

@@ -4,14 +4,17 @@ request that is not a plain read."""
 
 from __future__ import annotations
 
+import importlib.util
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import urlencode, urlsplit
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi.openapi.docs import get_swagger_ui_html
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 from markupsafe import Markup, escape
@@ -22,6 +25,16 @@ from clusterplace.delivery.explain import timestamp
 from clusterplace.errors import shorten
 from clusterplace.labels import SelectorError
 from clusterplace.web.api import cluster_rows, explorer, placement_rows, router
+from clusterplace.web.fates import (
+    SHOW,
+    FateFilter,
+    cutoff_text,
+    group_labels,
+    page_rows,
+    paging,
+    ranked,
+    stage_counts,
+)
 from clusterplace.web.guards import MAX_BODY_BYTES, BodyLimit, HostGuard, HostRule
 from clusterplace.web.state import Explorer
 
@@ -49,6 +62,11 @@ def _unbroken_times(text: str) -> Markup:
     return Markup(_TIMES.sub(lambda m: f'<span class="nowrap">{m.group(0)}</span>', escaped))
 
 
+def _breakable(text: str) -> Markup:
+    """Text that may break after a ``/`` (a long prioritizer name in a narrow cell)."""
+    return Markup(str(escape(text)).replace("/", "/<wbr>"))
+
+
 def _condition_good(kind: str, status: str) -> bool:
     """Whether a ManifestWorkReplicaSet condition says all is well (RolloutHalted says
     so when it is False)."""
@@ -56,6 +74,21 @@ def _condition_good(kind: str, status: str) -> bool:
 
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+
+def swagger_assets() -> Path | None:
+    """Swagger UI's files as the ``fastapi-offline`` package ships them (the serve
+    extra installs it), or None without it: the explorer never loads them from a CDN."""
+    spec = importlib.util.find_spec("fastapi_offline")
+    if spec is None or spec.origin is None:
+        return None
+    folder = Path(spec.origin).parent / "static"
+    wanted = ("swagger-ui-bundle.js", "swagger-ui.css")
+    return folder if all((folder / name).is_file() for name in wanted) else None
+
+
+def _page_number(text: str) -> int:
+    return int(text) if text.isdigit() and len(text) < 8 else 1
 
 
 class SameOrigin(BaseHTTPMiddleware):
@@ -102,6 +135,17 @@ async def _invalid_request(_: Request, err: Exception) -> JSONResponse:
     return JSONResponse({"detail": detail}, status_code=422)
 
 
+def _page_url(request: Request) -> Callable[[int], str]:
+    """A function giving the URL of another page of the same query (filters kept)."""
+
+    def url(number: int) -> str:
+        params = dict(request.query_params)
+        params["page"] = str(number)
+        return "?" + urlencode(params)
+
+    return url
+
+
 def create_app(state: Explorer, *, hosts: HostRule, max_body: int = MAX_BODY_BYTES) -> FastAPI:
     """The explorer's app over ``state``, answering only requests sent to ``hosts``
     (see :func:`clusterplace.web.guards.served_hosts`) with bodies up to ``max_body``."""
@@ -109,6 +153,8 @@ def create_app(state: Explorer, *, hosts: HostRule, max_body: int = MAX_BODY_BYT
         title="clusterplace explorer",
         version=__version__,
         description="Read-only: see, explain and what-if the placements of a fleet.",
+        docs_url=None,  # served below from local files, never from a CDN
+        redoc_url=None,
     )
     app.state.explorer = state
     app.add_exception_handler(RequestValidationError, _invalid_request)
@@ -117,8 +163,12 @@ def create_app(state: Explorer, *, hosts: HostRule, max_body: int = MAX_BODY_BYT
     app.add_middleware(HostGuard, rule=hosts)  # added last: runs first
     app.include_router(router)
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
+    assets = swagger_assets()
+    if assets is not None:
+        app.mount("/swagger-ui", StaticFiles(directory=assets), name="swagger")
     templates = Jinja2Templates(directory=HERE / "templates")
     templates.env.filters["times"] = _unbroken_times
+    templates.env.filters["breakable"] = _breakable
     templates.env.tests["good_condition"] = lambda c: _condition_good(c[0], c[1])
 
     def page(
@@ -133,6 +183,23 @@ def create_app(state: Explorer, *, hosts: HostRule, max_body: int = MAX_BODY_BYT
         )
         return templates.TemplateResponse(request, template, context, status_code=status_code)
 
+    @app.get("/favicon.ico", include_in_schema=False)
+    def favicon() -> FileResponse:
+        return FileResponse(HERE / "static" / "favicon.svg", media_type="image/svg+xml")
+
+    @app.get("/docs", response_class=HTMLResponse, include_in_schema=False)
+    def api_docs(request: Request) -> HTMLResponse:
+        if assets is None:
+            return page(request, "no_docs.html")
+        return get_swagger_ui_html(
+            openapi_url="/openapi.json",
+            title="clusterplace explorer API",
+            swagger_js_url="/swagger-ui/swagger-ui-bundle.js",
+            swagger_css_url="/swagger-ui/swagger-ui.css",
+            swagger_favicon_url="/static/favicon.svg",
+            swagger_ui_parameters={"validatorUrl": None},
+        )
+
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
     def fleet_page(request: Request, selector: str = "") -> HTMLResponse:
         current = explorer(request)
@@ -141,14 +208,31 @@ def create_app(state: Explorer, *, hosts: HostRule, max_body: int = MAX_BODY_BYT
             rows = cluster_rows(current, selector[:2000])
         except SelectorError as err:
             rows, error = [], f"invalid selector: {err}"
-        return page(request, "fleet.html", rows=rows, selector=selector, error=error)
+        pages = paging(len(rows), _page_number(request.query_params.get("page", "1")))
+        return page(
+            request,
+            "fleet.html",
+            rows=rows[pages.start : pages.stop],
+            matched=len(rows),
+            pages=pages,
+            page_url=_page_url(request),
+            selector=selector,
+            error=error,
+        )
 
     @app.get("/placements", response_class=HTMLResponse, include_in_schema=False)
     def placements_page(request: Request) -> HTMLResponse:
         return page(request, "placements.html", rows=placement_rows(explorer(request)))
 
     @app.get("/placements/{namespace}/{name}", response_class=HTMLResponse, include_in_schema=False)
-    def placement_page(request: Request, namespace: str, name: str) -> HTMLResponse:
+    def placement_page(
+        request: Request,
+        namespace: str,
+        name: str,
+        stage: str = "",
+        show: str = "all",
+        search: str = "",
+    ) -> HTMLResponse:
         found = explorer(request).explained(namespace, name)
         if found is None:
             return page(
@@ -158,17 +242,27 @@ def create_app(state: Explorer, *, hosts: HostRule, max_body: int = MAX_BODY_BYT
                 status_code=404,
             )
         result, items = found
-        ranked = sorted(
-            items,
-            key=lambda i: (i.rank is None, i.rank or 0, i.cluster),
-        )
-        selected = sum(i.selected for i in items)
+        chosen = FateFilter(stage[:100], show if show in SHOW else "all", search[:400])
+        shown = [i for i in ranked(items) if chosen.keeps(i)]
+        pages = paging(len(shown), _page_number(request.query_params.get("page", "1")))
+        wanted = result.placement.spec.number_of_clusters
+        stages = stage_counts(items)
+        if chosen.stage and chosen.stage not in dict(stages):
+            stages.append((chosen.stage, 0))  # asked for in the URL: shown, with its 0
         return page(
             request,
             "placement.html",
             result=result,
-            items=ranked,
-            selected=selected,
+            rows=page_rows(shown, group_labels(result), pages.start, pages.stop),
+            total=len(items),
+            matched=len(shown),
+            pages=pages,
+            page_url=_page_url(request),
+            selected=sum(i.selected for i in items),
+            wanted=wanted,
+            cutoff=cutoff_text(wanted),
+            stages=stages,
+            chosen=chosen,
             namespace=namespace,
             name=name,
         )

@@ -1,0 +1,261 @@
+"""The explorer at scale and on a laptop screen, in Debian's chromium: a synthetic fleet
+of 1,000 clusters (the heatmap's names readable when scrolled, zoomed out or grouped by
+a label; the placement page a page at a time, filtered; the Fleet view's availability
+and cluster sets), every page at 800 px wide without sideways overflow (the why-not
+panel below the table; the Modules matrix turned around at 20 clusters), and what-if
+refusing an invalid edit. Screenshots as test_browser.py takes them. A browser that
+cannot start fails the test."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+from tests.support.browser import chromium, in_thread, overflow, shot
+from tests.support.explorer import example_explorer, synthetic_explorer
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with chromium() as launched:
+        yield launched
+
+
+@pytest.fixture(scope="module")
+def big_url() -> Iterator[str]:
+    with in_thread(synthetic_explorer(1000)) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def example_url() -> Iterator[str]:
+    with in_thread(example_explorer()) as url:
+        yield url
+
+
+@pytest.fixture
+def page(browser: Browser) -> Iterator[Page]:
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    yield context.new_page()
+    context.close()
+
+
+@pytest.fixture
+def narrow(browser: Browser) -> Iterator[Page]:
+    context = browser.new_context(viewport={"width": 800, "height": 900})
+    yield context.new_page()
+    context.close()
+
+
+DARK_PIXELS = """([x, y, w, h]) => { const c = document.getElementById('heatmap');
+    const r = window.devicePixelRatio || 1;
+    const d = c.getContext('2d').getImageData(x * r, y * r, w * r, h * r).data;
+    let n = 0; for (let i = 0; i < d.length; i += 4) if (d[i] < 120) n++; return n; }"""
+
+
+def _gutters(page: Page) -> tuple[float, float, float, float]:
+    """The heatmap canvas's width and height, and where its grid starts (left, top)."""
+    canvas = page.locator("#heatmap")
+    box = canvas.bounding_box()
+    assert box is not None
+    left, top = (float(n) for n in (canvas.get_attribute("data-gutters") or "0,0").split(","))
+    return box["width"], box["height"], left, top
+
+
+def test_heatmap_at_1000_clusters_keeps_its_names_readable(page: Page, big_url: str) -> None:
+    page.goto(big_url + "/heatmap")
+    canvas = page.locator("#heatmap")
+    expect(canvas).to_have_attribute("data-rendered", "12x1000")
+    # Cells wide enough for every name, not a 1,002-pixel strip of 1-pixel cells.
+    assert int(canvas.get_attribute("data-cell") or 0) >= 14
+    assert canvas.get_attribute("data-label-step") == "1"
+    width, height, left, top = _gutters(page)
+    assert left > 100 and top > 60, "no room for the names"
+    assert page.evaluate(DARK_PIXELS, [0, top, left, height - top]) > 500  # row names
+    assert page.evaluate(DARK_PIXELS, [left, 0, width - left, top]) > 500  # column names
+    # The legend has numbers.
+    ticks = page.locator("#legend-ticks span")
+    expect(ticks).to_have_count(5)
+    assert all(re.fullmatch(r"-?[\d,]+(\.\d)?", t) for t in ticks.all_inner_texts())
+    # Hover: read above the grid, never over it.
+    canvas.hover(position={"x": left + 20, "y": top + 20})
+    info = page.locator("#heat-info")
+    expect(info).to_contain_text(" × ")
+    info_box, view_box = info.bounding_box(), page.locator("#heat-view").bounding_box()
+    assert info_box is not None and view_box is not None
+    assert info_box["y"] + info_box["height"] <= view_box["y"]
+    shot(page, "heatmap-1000")
+    # Scrolled far right: the grid moves under the names, which stay drawn.
+    page.locator("#heat-view").evaluate("(v) => { v.scrollLeft = 9000; }")
+    page.wait_for_timeout(100)
+    box = canvas.bounding_box()
+    assert box is not None and abs(box["x"] - view_box["x"]) < 2  # the canvas stays in view
+    assert page.evaluate(DARK_PIXELS, [0, top, left, height - top]) > 500
+    assert page.evaluate(DARK_PIXELS, [left, 0, width - left, top]) > 500
+    canvas.hover(position={"x": width - 30, "y": top + 5})
+    expect(info).to_contain_text(re.compile(r"apps/\S+ × \S+-\d{4}"))
+    # Zoomed out to fit: every 14th name is written, the rest on hover.
+    page.click("#heat-fit")
+    expect(canvas).to_have_attribute("data-cell", "1")
+    assert int(canvas.get_attribute("data-label-step") or 0) > 1
+    shot(page, "heatmap-1000-fit")
+
+
+def test_heatmap_grouped_by_a_label(page: Page, big_url: str) -> None:
+    page.goto(big_url + "/heatmap")
+    page.select_option("#heat-group", "provider")
+    canvas = page.locator("#heatmap")
+    expect(canvas).to_have_attribute("data-rendered", "12x4")
+    expect(page).to_have_url(re.compile(r"groupBy=provider"))
+    _, _, left, top = _gutters(page)
+    canvas.hover(position={"x": left + 10, "y": top + 10})
+    expect(page.locator("#heat-info")).to_contain_text(
+        re.compile(r"apps/\S+ × provider=aws: (\d+ of 250 clusters feasible|none of its 250)")
+    )
+    expect(page.locator("#legend-title")).to_contain_text("mean total score")
+    shot(page, "heatmap-by-label")
+    page.reload()  # the grouping is in the URL
+    expect(canvas).to_have_attribute("data-rendered", "12x4")
+
+
+def test_placement_page_at_1000_clusters_pages_and_filters(page: Page, big_url: str) -> None:
+    page.goto(big_url + "/placements/apps/web-frontend")
+    rows = page.locator("table.fates tbody tr[data-cluster]")
+    expect(rows).to_have_count(100)
+    expect(page.locator("nav.pager").first).to_contain_text("1–100 of 1,000 clusters")
+    expect(page.locator("tr.cutoff")).to_have_text("cut-off: numberOfClusters 12")
+    expect(rows.first.locator("td.group")).to_have_text("0")
+    page.select_option("#fate-show", "rejected")
+    page.select_option("#fate-stage", "Predicate")
+    page.click(".fates-filter button[type=submit]")
+    expect(page.locator("#fate-count")).to_contain_text(re.compile(r"^\d{3} of 1,000 clusters$"))
+    expect(rows.first.locator(".stage")).to_have_text("Predicate")
+    page.locator("nav.pager a[rel=next]").first.click()
+    expect(page).to_have_url(re.compile(r"page=2"))
+    expect(page.locator("#fate-stage")).to_have_value("Predicate")  # the filter is kept
+    expect(page.locator("#fate-show")).to_have_value("rejected")
+    page.fill("#fate-search", "AZURE")
+    page.click(".fates-filter button[type=submit]")
+    expect(page.locator("#fate-count")).to_contain_text(re.compile(r"^\d+ of 1,000 clusters$"))
+    names = rows.evaluate_all("(r) => r.map((e) => e.dataset.cluster)")
+    assert names and all(n.startswith("azure-") for n in names)
+    rows.first.click()
+    expect(page.locator("#why-not h3")).to_contain_text("Why not")
+    # Decision groups as the CLI writes them; no Python None anywhere.
+    page.goto(big_url + "/placements/apps/canary-rollout?show=selected")
+    groups = set(page.locator("td.group").all_inner_texts())
+    assert {"0:canary", "1:canary", "2"} <= groups
+    page.goto(big_url + "/placements/apps/canary-rollout?page=2")  # 109 selected
+    expect(page.locator("tr.cutoff")).to_contain_text("all clusters wanted")
+    assert "None" not in page.locator("main").inner_text()
+    shot(page, "placement-1000")
+
+
+def test_fleet_view_shows_availability_and_every_set(page: Page, big_url: str) -> None:
+    page.goto(big_url + "/?selector=tier%3Dgold")
+    rows = page.locator("table.fleet tbody tr")
+    expect(rows).to_have_count(100)
+    expect(page.locator("#cluster-count")).to_contain_text(re.compile(r"^\d{3} clusters$"))
+    first = rows.first
+    expect(first.locator("td.sets")).to_contain_text("global")
+    expect(first.locator("td.sets")).to_contain_text("gold")  # a label-selector set
+    expect(page.locator("td.available").first).to_contain_text(re.compile("Available|Unknown"))
+    page.goto(big_url + "/?selector=environment%3Dproduction")
+    expect(page.locator("td.available", has_text="Unavailable").first).to_be_visible()
+    shot(page, "fleet-1000")
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/",
+        "/placements",
+        "/placements/apps/analytics",
+        "/heatmap",
+        "/what-if",
+        "/rollouts",
+        "/live",
+        "/modules",
+        "/docs",
+    ],
+)
+def test_every_page_fits_800px(narrow: Page, example_url: str, path: str) -> None:
+    requested: list[str] = []
+    narrow.on("request", lambda r: requested.append(r.url))
+    narrow.goto(example_url + path)
+    narrow.wait_for_load_state("networkidle")
+    # Offline-proof: everything the page loads comes from the explorer itself.
+    assert [u for u in requested if not u.startswith((example_url + "/", "data:"))] == []
+    wider, sticking_out = overflow(narrow)
+    assert wider <= 0, f"{path} overflows sideways by {wider}px: {sticking_out}"
+    assert sticking_out == [], path
+    assert narrow.evaluate("document.documentElement.scrollWidth") <= 800
+    if path == "/docs":  # Swagger UI, from local files, drew the API
+        expect(narrow.locator(".opblock").first).to_be_visible()
+
+
+def test_why_not_panel_goes_below_the_table_at_800px(narrow: Page, example_url: str) -> None:
+    narrow.goto(example_url + "/placements/apps/analytics")
+    narrow.click('tr[data-cluster="azure-prod-weu"]')
+    panel = narrow.locator("#why-not")
+    expect(panel.locator("li.suggestion").first).to_contain_text("--set cluster/azure-prod-weu")
+    table, box = narrow.locator("table.fates").bounding_box(), panel.bounding_box()
+    assert table is not None and box is not None
+    assert box["y"] >= table["y"] + table["height"]  # below, not beside
+    assert box["x"] >= 0 and box["x"] + box["width"] <= 800
+    assert overflow(narrow) == (0, [])
+    panel.scroll_into_view_if_needed()
+    shot(narrow, "placement-800")
+
+
+def test_modules_matrix_turns_around_at_20_clusters(narrow: Page) -> None:
+    with in_thread(synthetic_explorer(20)) as url:
+        narrow.goto(url + "/modules")
+        head = narrow.locator("#module-matrix thead th")
+        expect(head.first).to_have_text("Cluster")
+        expect(narrow.locator("#module-matrix tbody tr")).to_have_count(20)
+        expect(narrow.locator("#module-name")).to_contain_text("one row per cluster")
+        assert overflow(narrow) == (0, [])
+        shot(narrow, "modules-20", full_page=True)
+
+
+def test_what_if_refuses_an_invalid_edit_and_drops_one_kept(page: Page, example_url: str) -> None:
+    page.goto(example_url + "/what-if")
+    page.evaluate("sessionStorage.clear()")
+    page.fill("#edit-raw", "cluster/nope:labels.provider=aws")
+    page.click("#edit-raw-add")
+    expect(page.locator("#raw-error")).to_contain_text("no ManagedCluster 'nope'")
+    expect(page.locator("#edits li")).to_have_count(0)
+    expect(page.locator("#diff-summary")).to_have_text("No edits yet.")
+    page.fill("#edit-raw", "--set cluster/azure-prod-weu:labels.provider=aws")
+    page.click("#edit-raw-add")
+    expect(page.locator("#raw-error")).to_be_hidden()
+    expect(page.locator("#edits li")).to_have_count(1)
+    row = page.locator('#diff tr[data-placement="apps/web-frontend"]')
+    expect(row.locator("td.gained")).to_have_text("+azure-prod-weu")
+    # The form's edit is checked too: a bad label value is refused beside the form.
+    page.select_option("#edit-cluster", "aws-prod-use1")
+    page.fill("#edit-key", "tier")
+    page.fill("#edit-value", "not a value!")
+    page.click("#edit-set")
+    expect(page.locator("#edit-error")).to_contain_text("label value")
+    expect(page.locator("#edits li")).to_have_count(1)
+    shot(page, "what-if-invalid")
+    # An invalid edit kept from before (another version, a hub that changed) is
+    # dropped on load, saying why; the rest still computes, and exports.
+    page.evaluate(
+        """sessionStorage.setItem('clusterplace.what-if', JSON.stringify([
+        {op: 'set', expression: 'cluster/azure-prod-weu:labels.provider=aws'},
+        {op: 'set', expression: 'cluster/x:colour=red'}]))"""
+    )
+    page.reload()
+    expect(page.locator("#dropped")).to_contain_text("cluster/x:colour=red was dropped")
+    expect(page.locator("#edits li")).to_have_count(1)
+    expect(row.locator("td.gained")).to_have_text("+azure-prod-weu")
+    page.click("#edits-export")
+    expect(page.locator("#patch")).to_contain_text("provider: aws")
+    kept = page.evaluate("JSON.parse(sessionStorage.getItem('clusterplace.what-if')).length")
+    assert kept == 1
