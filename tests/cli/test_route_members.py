@@ -255,7 +255,7 @@ def test_observed_state_is_read_from_the_members(setup: Setup, run: Callable[...
 
 
 def test_usage_errors(setup: Setup, run: Callable[..., Result]) -> None:
-    both = run(*setup.args("-o", str(setup.folder / "out")))
+    both = run(*setup.args("--output-dir", str(setup.folder / "out")))
     assert both.code == 2 and "one of" in both.stderr
     observed = run(*setup.args("--observed", str(setup.folder)))
     assert observed.code == 2 and "--observed" in observed.stderr

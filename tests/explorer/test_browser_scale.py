@@ -201,7 +201,9 @@ def test_why_not_panel_goes_below_the_table_at_800px(narrow: Page, example_url: 
     narrow.goto(example_url + "/placements/apps/analytics")
     narrow.click('tr[data-cluster="azure-prod-weu"]')
     panel = narrow.locator("#why-not")
-    expect(panel.locator("li.suggestion").first).to_contain_text("--set cluster/azure-prod-weu")
+    expect(panel.locator("li.suggestion").first).to_contain_text(
+        "--set placement/apps/analytics:predicates[0].claimSelector"
+    )
     table, box = narrow.locator("table.fates").bounding_box(), panel.bounding_box()
     assert table is not None and box is not None
     assert box["y"] >= table["y"] + table["height"]  # below, not beside

@@ -120,7 +120,7 @@ def route(
     moment, and a line per change set is logged to stderr. See docs/cli.md.
     """
     if (out_dir is None) == (to_kubeconfig is None):
-        raise click.UsageError("give one of -o/--output-dir and --to-kubeconfig")
+        raise click.UsageError("give one of --output-dir and --to-kubeconfig")
     if context_map is not None and to_kubeconfig is None:
         raise click.UsageError("--context-map: only with --to-kubeconfig")
     if to_kubeconfig is not None:
