@@ -59,10 +59,11 @@ class _Range:
 _Node = str | _Path | _Range
 
 
-def _bracket_end(text: str, start: int) -> int:
-    """The index just past the ``]`` that closes the ``[`` at ``start`` (quotes and
-    nested brackets skipped)."""
-    depth, i, quote = 0, start, ""
+def _closing(text: str, i: int, closer: str) -> int | None:
+    """The index of the first ``closer`` (``]`` or ``}``) from ``i`` on that is outside
+    quotes and brackets opened after ``i`` (None when there is none). A ``]`` closes the
+    bracket open at ``i``; a ``}`` ends an action."""
+    depth, quote = 0, ""
     while i < len(text):
         char = text[i]
         if quote:
@@ -76,10 +77,20 @@ def _bracket_end(text: str, start: int) -> int:
             depth += 1
         elif char == "]":
             depth -= 1
-            if depth == 0:
-                return i + 1
+            if closer == "]" and depth == 0:
+                return i
+        elif char == closer and depth <= 0:
+            return i
         i += 1
-    raise TemplateError(f"unclosed [ in {text!r}")
+    return None
+
+
+def _bracket_end(text: str, start: int) -> int:
+    """The index just past the ``]`` that closes the ``[`` at ``start``."""
+    end = _closing(text, start, "]")
+    if end is None:
+        raise TemplateError(f"unclosed [ in {text!r}")
+    return end + 1
 
 
 def _field(name: str) -> str:
@@ -166,24 +177,10 @@ def _literal(text: str) -> str:
 
 def _action_end(text: str, start: int) -> int:
     """The index of the ``}`` that closes the action opened at ``start``."""
-    i, quote, depth = start + 1, "", 0
-    while i < len(text):
-        char = text[i]
-        if quote:
-            if char == "\\":
-                i += 1
-            elif char == quote:
-                quote = ""
-        elif char in "'\"":
-            quote = char
-        elif char == "[":
-            depth += 1
-        elif char == "]":
-            depth -= 1
-        elif char == "}" and depth <= 0:
-            return i
-        i += 1
-    raise TemplateError(f"unclosed action at column {start + 1}: {text[start:]!r}")
+    end = _closing(text, start + 1, "}")
+    if end is None:
+        raise TemplateError(f"unclosed action at column {start + 1}: {text[start:]!r}")
+    return end
 
 
 def _tokens(text: str) -> list[tuple[str, str]]:
