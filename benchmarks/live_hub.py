@@ -15,19 +15,18 @@ while.
 
 from __future__ import annotations
 
-import queue
 import random
 import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from benchmarks import fleets
 from benchmarks.controller import relabelled
+from benchmarks.reporting import ReportingProcess
 from clusterplace.api import KubeObject, ManagedCluster
 from clusterplace.hub.directory.files import write_atomic
 from clusterplace.outputs.serialize import dump_yaml_documents
@@ -67,56 +66,6 @@ def _write_hub(hub: Path, objects: list[KubeObject]) -> dict[str, ManagedCluster
     return clusters
 
 
-class _Controller:
-    """``clusterplace controller --hub DIR`` in a child process, its reports timed."""
-
-    def __init__(self, hub: Path) -> None:
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "clusterplace", "controller", "--hub", str(hub)],
-            stderr=subprocess.PIPE,
-            stdout=subprocess.DEVNULL,
-            text=True,
-        )
-        self.reports: queue.Queue[tuple[float, str]] = queue.Queue()
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self) -> None:
-        assert self.proc.stderr is not None
-        for line in self.proc.stderr:
-            self.reports.put((time.perf_counter(), line.rstrip()))
-
-    def next_sync(self, after: float) -> float:
-        """The time of the first "synced" report made after ``after``."""
-        while True:
-            try:
-                at, line = self.reports.get(timeout=_TIMEOUT)
-            except queue.Empty:
-                raise RuntimeError("the controller reported nothing in time") from None
-            if "synced" in line and at >= after:
-                return at
-
-    def quiet_after(self, seconds: float) -> float:
-        """The time of the last report, once none has come for ``seconds``."""
-        last = time.perf_counter()
-        while True:
-            try:
-                last, _ = self.reports.get(timeout=seconds)
-            except queue.Empty:
-                return last
-
-    def memory(self) -> tuple[float, float]:
-        """(resident MiB now, peak resident MiB)."""
-        fields = {}
-        for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
-            key, _, value = line.partition(":")
-            fields[key] = value.split()[0] if value.split() else "0"
-        return int(fields["VmRSS"]) / 1024, int(fields["VmHWM"]) / 1024
-
-    def stop(self) -> None:
-        self.proc.terminate()
-        self.proc.wait(timeout=60)
-
-
 def measure_live_hub(size: dict[str, int], seed: int = 23) -> LiveFigures:
     objects = fleets.s3_fleet(size["clusters"], size["placements"])
     rng = random.Random(seed)
@@ -125,9 +74,9 @@ def measure_live_hub(size: dict[str, int], seed: int = 23) -> LiveFigures:
         clusters = _write_hub(hub, objects)
         cold = [sys.executable, "-m", "clusterplace", "controller", "--hub", str(hub), "--once"]
         subprocess.run(cold, check=True, capture_output=True)
-        controller = _Controller(hub)
+        controller = ReportingProcess(["controller", "--hub", str(hub)], _TIMEOUT)
         try:
-            controller.next_sync(0.0)  # the first pass (it writes nothing)
+            controller.next_line(0.0, "synced")  # the first pass (it writes nothing)
             controller.quiet_after(0.5)
             latencies = []
             for _ in range(size["changes"]):
@@ -135,7 +84,7 @@ def measure_live_hub(size: dict[str, int], seed: int = 23) -> LiveFigures:
                 clusters[name] = relabelled(clusters[name], rng)
                 start = time.perf_counter()
                 write_atomic(hub / f"{name}.yaml", dump_yaml_documents([clusters[name].to_dict()]))
-                latencies.append(controller.next_sync(start) - start)
+                latencies.append(controller.next_line(start, "synced")[0] - start)
                 controller.quiet_after(0.05)
             names = rng.sample(sorted(clusters), size["burst"])
             start = time.perf_counter()
@@ -145,7 +94,7 @@ def measure_live_hub(size: dict[str, int], seed: int = 23) -> LiveFigures:
             burst_seconds = controller.quiet_after(1.0) - start
             idle, peak = controller.memory()
         finally:
-            controller.stop()
+            controller.stop(timeout=60)
     return LiveFigures(latencies, size["burst"], burst_seconds, idle, peak)
 
 

@@ -20,17 +20,15 @@ Nothing is measured until the watch is up; times are taken, not asserted.
 from __future__ import annotations
 
 import json
-import queue
 import random
 import statistics
-import subprocess
-import sys
 import tempfile
-import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from benchmarks.reporting import ReportingProcess
 
 __all__ = [
     "WatchFigures",
@@ -127,58 +125,6 @@ def _write(path: Path, data: dict[str, Any]) -> None:
     temporary.replace(path)
 
 
-class _Watch:
-    """``clusterplace route --watch`` in a child process, its report lines timed."""
-
-    def __init__(self, args: list[str]) -> None:
-        self.start = time.perf_counter()
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "clusterplace", "route", "--watch", *args],
-            stderr=subprocess.PIPE,
-            stdout=subprocess.DEVNULL,
-            text=True,
-        )
-        self.reports: queue.Queue[tuple[float, str]] = queue.Queue()
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self) -> None:
-        assert self.proc.stderr is not None
-        for line in self.proc.stderr:
-            self.reports.put((time.perf_counter(), line.rstrip()))
-
-    def next_line(self, after: float, needle: str) -> tuple[float, str]:
-        """The first report holding ``needle`` made after ``after``."""
-        while True:
-            try:
-                at, line = self.reports.get(timeout=_TIMEOUT)
-            except queue.Empty:
-                raise RuntimeError(f"the watch reported no {needle!r} in time") from None
-            if "error" in line:
-                raise RuntimeError(line)
-            if needle in line and at >= after:
-                return at, line
-
-    def quiet_after(self, seconds: float) -> None:
-        while True:
-            try:
-                self.reports.get(timeout=seconds)
-            except queue.Empty:
-                return
-
-    def memory(self) -> tuple[float, float]:
-        """(resident MiB now, peak resident MiB)."""
-        fields = {}
-        for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
-            key, _, value = line.partition(":")
-            fields[key] = value.split()[0] if value.split() else "0"
-        return int(fields["VmRSS"]) / 1024, int(fields["VmHWM"]) / 1024
-
-    def stop(self) -> None:
-        self.proc.terminate()
-        if self.proc.wait(timeout=120) != 0:
-            raise RuntimeError(f"the watch exited with {self.proc.returncode}")
-
-
 def measure_route_watch(
     size: dict[str, int], seed: int = 23, *, cold_only: bool = False
 ) -> WatchFigures:
@@ -193,7 +139,12 @@ def measure_route_watch(
             _write(fleet / f"cluster{i:04d}.yaml", _cluster(i, region))
         for i in range(size["objects"]):
             _write(manifests / f"app{i:04d}.yaml", _object(i))
-        watch = _Watch(["-f", str(manifests), "--clusters", str(fleet), "--output-dir", str(out)])
+        args = ["route", "--watch", "-f", str(manifests), "--clusters", str(fleet)]
+        watch = ReportingProcess(
+            [*args, "--output-dir", str(out)],
+            _TIMEOUT,
+            fail_on="error",
+        )
         try:
             _, line = watch.next_line(0.0, f"{out}: ")
             at, _ = watch.next_line(0.0, "watching")
@@ -215,7 +166,8 @@ def measure_route_watch(
             watch.quiet_after(1.0)
             idle, peak = watch.memory()
         finally:
-            watch.stop()
+            if watch.stop(timeout=120) != 0:
+                raise RuntimeError(f"the watch exited with {watch.proc.returncode}")
     return WatchFigures(cold, copies, latencies, idle, peak)
 
 
