@@ -6,9 +6,7 @@ burst of edits followed by a restart converges."""
 from __future__ import annotations
 
 import json
-import os
 import signal
-import subprocess
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -17,8 +15,8 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.support.cli import command
 from tests.support.members import Member, members
+from tests.support.route_watch import Watch
 
 ANNOTATION = "federation.alpha.kubernetes.io/cluster-selector"
 
@@ -54,33 +52,6 @@ def config_map(name: str, region: str | None, value: str = "1") -> dict[str, Any
             ANNOTATION: json.dumps([{"key": "region", "operator": "In", "values": [region]}])
         }
     return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta, "data": {"v": value}}
-
-
-class Watch:
-    def __init__(self, *args: str, cwd: Path) -> None:
-        self.log = cwd / f"watch-{time.monotonic_ns()}.log"
-        self._handle = self.log.open("w")
-        self.proc = subprocess.Popen(
-            [*command(), "route", "--watch", *args],
-            stdout=subprocess.DEVNULL,
-            stderr=self._handle,
-            cwd=cwd,
-            env={**os.environ, "NO_COLOR": "1"},
-        )
-
-    def text(self) -> str:
-        return self.log.read_text()
-
-    def wait_watching(self) -> None:
-        wait_for(lambda: "watching" in self.text() or self.proc.poll() is not None, what="watch")
-        assert self.proc.poll() is None, self.text()
-
-    def stop(self, sig: int = signal.SIGTERM, timeout: float = 30.0) -> int:
-        if self.proc.poll() is None:
-            self.proc.send_signal(sig)
-        code = self.proc.wait(timeout)
-        self._handle.close()
-        return code
 
 
 class Setup:

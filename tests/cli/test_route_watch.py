@@ -6,35 +6,22 @@ folder stays locked while it runs."""
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
-import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
+from tests.support.cli import command
+from tests.support.route_watch import Watch
+from tests.support.waiting import wait_for
+
 ANNOTATION = "federation.alpha.kubernetes.io/cluster-selector"
 INDEX = ".clusterplace-route.json"
-
-
-def command() -> list[str]:
-    installed = Path(sys.executable).parent / "clusterplace"
-    return [str(installed)] if installed.exists() else [sys.executable, "-m", "clusterplace"]
-
-
-def wait_for(check: Callable[[], bool], timeout: float = 20.0, what: str = "") -> float:
-    """Poll ``check`` until it holds; returns when (time.monotonic())."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if check():
-            return time.monotonic()
-        time.sleep(0.005)
-    raise AssertionError(f"timed out waiting for {what or check}")
 
 
 def write_atomic(path: Path, text: str) -> None:
@@ -101,35 +88,6 @@ def setup(tmp_path: Path) -> tuple[Path, Path, Path]:
     fleet = tmp_path / "fleet.yaml"
     write_fleet(fleet, REGIONS)
     return folder, fleet, tmp_path / "out"
-
-
-class Watch:
-    """A live ``route --watch`` process; its stderr goes to a file."""
-
-    def __init__(self, *args: str, cwd: Path) -> None:
-        self.log = cwd / f"watch-{time.monotonic_ns()}.log"
-        self._handle = self.log.open("w")
-        self.proc = subprocess.Popen(
-            [*command(), "route", "--watch", *args],
-            stdout=subprocess.DEVNULL,
-            stderr=self._handle,
-            cwd=cwd,
-            env={**os.environ, "NO_COLOR": "1"},
-        )
-
-    def text(self) -> str:
-        return self.log.read_text()
-
-    def wait_watching(self) -> None:
-        wait_for(lambda: "watching" in self.text() or self.proc.poll() is not None, what="watching")
-        assert self.proc.poll() is None, self.text()
-
-    def stop(self, sig: int = signal.SIGTERM, timeout: float = 20.0) -> int:
-        if self.proc.poll() is None:
-            self.proc.send_signal(sig)
-        code = self.proc.wait(timeout)
-        self._handle.close()
-        return code
 
 
 @pytest.fixture
@@ -200,7 +158,7 @@ def test_a_relabel_moves_the_copies_within_a_second_and_touches_nothing_else(
             c1 / "configmap_shop_us-settings.yaml"
         ).exists()
 
-    done = wait_for(moved, what="c1's copies to move")
+    done = wait_for(moved, what="c1's copies to move", poll=0.005)
     assert done - start < 1.0, f"took {done - start:.2f} s"
     wait_for(lambda: "c1" in watch.text().split("watching", 1)[1], what="the change set's line")
 
