@@ -5,10 +5,11 @@ burst of edits followed by a restart converges."""
 
 from __future__ import annotations
 
+import functools
 import json
 import signal
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,17 +18,13 @@ import yaml
 
 from tests.support.members import Member, members
 from tests.support.route_watch import Watch
+from tests.support.waiting import wait_for as wait_until
 
 ANNOTATION = "federation.alpha.kubernetes.io/cluster-selector"
 
 
-def wait_for(check: Callable[[], bool], timeout: float = 30.0, what: str = "") -> float:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if check():
-            return time.monotonic()
-        time.sleep(0.02)
-    raise AssertionError(f"timed out waiting for {what or check}")
+# Members are emulators started in threads of this process: give them time.
+wait_for = functools.partial(wait_until, timeout=30.0)
 
 
 def write_atomic(path: Path, text: str) -> None:

@@ -5,18 +5,21 @@ and death at the Nth file-system call of the process (initial write or a change 
 
 from __future__ import annotations
 
+import functools
 import json
 import random
 import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
+
+from tests.support.cli import command
+from tests.support.waiting import wait_for as wait_until
 
 pytestmark = pytest.mark.slow
 
@@ -55,18 +58,7 @@ sys.exit(main(sys.argv[3:]))
 """
 
 
-def command() -> list[str]:
-    installed = Path(sys.executable).parent / "clusterplace"
-    return [str(installed)] if installed.exists() else [sys.executable, "-m", "clusterplace"]
-
-
-def wait_for(check: Callable[[], bool], timeout: float = 30.0, what: str = "") -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if check():
-            return
-        time.sleep(0.01)
-    raise AssertionError(f"timed out waiting for {what or check}")
+wait_for = functools.partial(wait_until, timeout=30.0, poll=0.01)
 
 
 def tree(folder: Path) -> dict[str, bytes | None]:
