@@ -11,7 +11,10 @@ what that folder alone uses.
 - ``cli``: the ``clusterplace`` command in process (``run``) or as a process
   (``run_process``), and golden files.
 - ``directory_hub``: ``controller --hub DIR`` as a live process, and what it wrote.
-- ``emulator``: a Kubernetes API server emulator (kmock) for the Kubernetes hub.
+- ``emulator``: a Kubernetes API server emulator (kmock) for the Kubernetes hub, for
+  the faults a real server cannot be made to produce.
+- ``envtest``: a real API server (etcd, kube-apiserver, kube-controller-manager) from
+  ``KUBEBUILDER_ASSETS``, and ``RealHub``, the emulator hub's face on it.
 - ``kube_hub``: kubeconfigs, kubectl-like requests, ``controller --kubeconfig``.
 - ``explorer``: the explorer in process, and ``clusterplace serve`` as a process.
 - ``synthetic``: a fleet of any size (1,000 clusters) for the explorer at scale.
@@ -20,5 +23,6 @@ what that folder alone uses.
 - ``defkit``: the example definition module and CUE text helpers.
 - ``waiting``: polling until another process or thread has done something.
 
-The fixtures (``run``, ``run_process``, ``golden``) are in ``tests/conftest.py``.
+The fixtures (``run``, ``run_process``, ``golden``, and the envtest tier's ``envtest``,
+``envtest_no_kcm`` and ``realhub``) are in ``tests/conftest.py``.
 """

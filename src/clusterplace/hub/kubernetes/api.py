@@ -27,6 +27,7 @@ from clusterplace.mergepatch import merge_patch
 
 __all__ = [
     "APPLY_PATCH",
+    "FIELD_MANAGER",
     "KUBE_EXTRA",
     "MALFORMED",
     "MERGE_PATCH",
@@ -39,8 +40,10 @@ __all__ = [
     "SyncHubApi",
     "check_segments",
     "connect",
+    "user_agent",
 ]
 
+FIELD_MANAGER = "clusterplace"  # who wrote a field, in every object's managedFields
 MERGE_PATCH = "application/merge-patch+json"
 APPLY_PATCH = "application/apply-patch+yaml"  # server-side apply (a JSON body is YAML)
 WATCH_TIMEOUT_S = 300  # a watch is re-opened at its resourceVersion this often
@@ -163,30 +166,41 @@ def _path(resource: ApiResource, namespace: str | None, name: str | None) -> str
     return path
 
 
+def user_agent() -> str:
+    """``clusterplace/<version>``: what the audit log and the API server's metrics name
+    as the client (kubectl sends ``kubectl/<version>``)."""
+    from clusterplace import __version__
+
+    return f"clusterplace/{__version__}"
+
+
 async def connect(kubeconfig: Path | None, context: str | None = None) -> Any:
     """A ``kubernetes.aio`` ApiClient from the kubeconfig, or the pod's service account
-    (``kubeconfig`` None)."""
+    (``kubeconfig`` None), that introduces itself as :func:`user_agent`."""
     from kubernetes.aio import client, config
 
     if kubeconfig is not None:
         if not kubeconfig.is_file():
             raise InputError(f"kubeconfig {kubeconfig}: no such file")
         try:
-            return await config.new_client_from_config(  # type: ignore[no-untyped-call]
+            api_client = await config.new_client_from_config(  # type: ignore[no-untyped-call]
                 config_file=str(kubeconfig),
                 context=context,
                 persist_config=False,
             )
         except Exception as err:  # ConfigException, YAML and key errors alike
             raise InputError(f"cannot load kubeconfig {kubeconfig}: {err}") from None
-    configuration = client.Configuration()
-    try:
-        config.load_incluster_config(client_configuration=configuration)  # type: ignore[no-untyped-call]
-    except Exception as err:
-        raise InputError(
-            f"cannot use the in-cluster configuration ({err}); outside a pod, give --kubeconfig"
-        ) from None
-    return client.ApiClient(configuration=configuration)
+    else:
+        configuration = client.Configuration()
+        try:
+            config.load_incluster_config(client_configuration=configuration)  # type: ignore[no-untyped-call]
+        except Exception as err:
+            raise InputError(
+                f"cannot use the in-cluster configuration ({err}); outside a pod, give --kubeconfig"
+            ) from None
+        api_client = client.ApiClient(configuration=configuration)
+    api_client.user_agent = user_agent()
+    return api_client
 
 
 class HubApi:
@@ -222,6 +236,11 @@ class HubApi:
         where = _where(resource, namespace, name)
         # A create is sent to the collection: its name is only for the messages.
         path = _path(resource, namespace, None if method == "POST" else name)
+        if method in ("POST", "PATCH", "PUT") and not any(
+            key == "fieldManager" for key, _ in query or ()
+        ):
+            # Every write names its writer in managedFields, as kubectl's do.
+            query = [*(query or ()), ("fieldManager", FIELD_MANAGER)]
         try:
             status, reason, raw = await self._send(method, path, body, query, content_type, timeout)
         except self._exception as err:

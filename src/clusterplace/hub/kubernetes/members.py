@@ -33,7 +33,15 @@ from typing import Any, TypeAlias, TypeVar
 from clusterplace.codecs import Document, Source
 from clusterplace.errors import ClusterplaceError, InputError
 from clusterplace.fedsync.target import ClusterChanges, Copy, CopyOutcome
-from clusterplace.hub.kubernetes.api import ApiError, Conflict, Forbidden, HubApi, NotFound, connect
+from clusterplace.hub.kubernetes.api import (
+    FIELD_MANAGER,
+    ApiError,
+    Conflict,
+    Forbidden,
+    HubApi,
+    NotFound,
+    connect,
+)
 from clusterplace.hub.kubernetes.resources import ROUTE, ApiResource
 
 __all__ = [
@@ -50,7 +58,6 @@ __all__ = [
 MANAGED_BY = "federation.clusterplace.io/managed-by"
 MANAGER = "clusterplace"
 SOURCE = "federation.clusterplace.io/source"
-FIELD_MANAGER = "clusterplace"
 
 # Kinds that are not namespaced among those a Federation routes (others are namespaced,
 # "default" when the copy names no namespace).
