@@ -94,6 +94,12 @@ def start_or_skip(folder: Path, *, controller_manager: bool = True) -> Envtest:
             pytest.fail(f"{REQUIRE_VAR}=1 but {config}")
         pytest.skip(config)
     assets, crds = config
+    # setup-envtest ships no controller manager: without one, the server runs without
+    # garbage collection and namespace deletion, and the tests that need them skip
+    # (:meth:`Envtest.require_controller_manager`).
+    controller_manager = controller_manager and os.access(
+        assets / "kube-controller-manager", os.X_OK
+    )
     server = Envtest(folder, assets, crds, controller_manager=controller_manager)
     try:
         server.start()
@@ -212,6 +218,16 @@ class Envtest:
         self.kubeconfig = folder / "admin.kubeconfig"
         self.restricted_kubeconfig = folder / "restricted.kubeconfig"
         self._context: ssl.SSLContext | None = None
+
+    def require_controller_manager(self) -> None:
+        """Skip the test (fail it where the tier is required) when this server runs
+        without kube-controller-manager (garbage collection, namespace deletion)."""
+        if self.controller_manager:
+            return
+        why = f"{ASSETS_VAR}={self.assets} has no kube-controller-manager; this test needs one"
+        if os.environ.get(REQUIRE_VAR) == "1":
+            pytest.fail(why)
+        pytest.skip(why)
 
     # -- lifecycle ---------------------------------------------------------------------
 
