@@ -24,8 +24,8 @@ DEV = {"env": "dev"}
 ONLY_PROD = {"predicates": [{"requiredClusterSelector": {"labelSelector": {"matchLabels": PROD}}}]}
 
 
-def _start(kubehub: KubeHub, *args: str, **kw: bool) -> Controller:
-    controller = Controller(kubehub, *args, **kw)
+def _start(kubehub: KubeHub, *args: str, election: bool = False) -> Controller:
+    controller = Controller(kubehub, *args, election=election)
     controller.wait_watching()
     return controller
 

@@ -350,7 +350,10 @@ class HubApi:
         self.role.permission(resource, "watch")
         check_segments("watch", resource, None, None)
         custom = client.CustomObjectsApi(self.api_client)
-        stream = watch.Watch()  # type: ignore[no-untyped-call]
+        # Made in a thread: a Watch builds an ApiClient of its own, whose TLS context loads
+        # the system's CA bundle (a quarter to half a second), which would stall the
+        # event loop (and the leader's lease renewals) once per watch opened.
+        stream = await asyncio.to_thread(watch.Watch)
         where = _where(resource, None, None)
         try:
             # timeout_seconds makes the library end the stream instead of re-opening it
