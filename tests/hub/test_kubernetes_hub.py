@@ -24,8 +24,8 @@ DEV = {"env": "dev"}
 ONLY_PROD = {"predicates": [{"requiredClusterSelector": {"labelSelector": {"matchLabels": PROD}}}]}
 
 
-def _start(kubehub: KubeHub, *args: str, **kw: bool) -> Controller:
-    controller = Controller(kubehub, *args, **kw)
+def _start(kubehub: KubeHub, *args: str, election: bool = False) -> Controller:
+    controller = Controller(kubehub, *args, election=election)
     controller.wait_watching()
     return controller
 
@@ -328,9 +328,11 @@ def test_endpoints(kubehub: KubeHub) -> None:
         assert controller.stop() == 0
 
 
+# The leader stops writing once its renew deadline passed since its last renewal: 3 s
+# of slack over the 1 s retry period, so a busy machine does not lose the lease.
 LEASE = (
-    "--leader-election-lease-duration", "3",
-    "--leader-election-renew-deadline", "2",
+    "--leader-election-lease-duration", "5",
+    "--leader-election-renew-deadline", "4",
     "--leader-election-retry-period", "1",
     "--namespace", "hub",
 )  # fmt: skip
@@ -349,17 +351,13 @@ def test_leader_handover_after_kill_9(kubehub: KubeHub) -> None:
         status, _ = second.get("/readyz")
         assert status == 200  # a standby is ready to take over
         first.stop(signal.SIGKILL)
-        killed = time.monotonic()
-        second.wait("watching", timeout=20)
-        took = time.monotonic() - killed
-        # The lease (3 s) from the last renewal, at most one retry period (1 s) later,
-        # plus listing and the first sync: about 4-5 s; 10 s leaves room for a busy
-        # machine and still fails a takeover that waited for upstream's 137 s.
-        assert took < 10, took
+        # The lease (5 s) from when the standby last saw it renewed, then its next try.
+        second.wait("watching", timeout=60)
         kubehub.patch("ManagedCluster", "c1", {"metadata": {"labels": PROD}})
         wait_for(lambda: kubehub.decisions() == {"p-decision-1": ["c0", "c1"]})
         lease = kubehub.emulator.objects("leases")[("hub", "placement-lock")]
         assert lease["spec"]["holderIdentity"].endswith(second_identity(second))
+        assert lease["spec"]["leaseTransitions"] == 1  # created by the first, taken once
     finally:
         assert second.stop() == 0
     assert "Traceback" not in second.text()
@@ -374,8 +372,8 @@ def test_sigterm_releases_the_lease_for_a_quick_handover(kubehub: KubeHub) -> No
     kubehub.fleet({"c0": PROD})
     kubehub.placement("p")
     slow = (
-        "--leader-election-lease-duration", "30",
-        "--leader-election-renew-deadline", "20",
+        "--leader-election-lease-duration", "300",
+        "--leader-election-renew-deadline", "200",
         "--leader-election-retry-period", "1",
         "--namespace", "hub",
     )  # fmt: skip
@@ -385,10 +383,11 @@ def test_sigterm_releases_the_lease_for_a_quick_handover(kubehub: KubeHub) -> No
     try:
         second.wait("standing by")
         assert first.stop() == 0
-        stopped = time.monotonic()
+        assert "released lease hub/placement-lock" in first.text()
         lease = kubehub.emulator.objects("leases")[("hub", "placement-lock")]
-        assert "holderIdentity" not in lease["spec"]
-        second.wait("watching", timeout=15)
-        assert time.monotonic() - stopped < 10  # not the 30 s lease
+        assert not lease["spec"].get("holderIdentity")
+        assert lease["spec"]["leaseDurationSeconds"] == 1
+        # Released: the standby takes it at its next try, not after the 300 s lease.
+        second.wait("watching", timeout=60)
     finally:
         assert second.stop() == 0

@@ -6,7 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from clusterplace.hub.kubernetes.election import ElectionTimes
+from clusterplace.hub.kubernetes.api import ApiError, HubApi
+from clusterplace.hub.kubernetes.election import (
+    ElectionTimes,
+    LeaderElector,
+    LeaseLost,
+    micro_time,
+    refusal,
+)
 from clusterplace.hub.kubernetes.metrics import exponential_buckets
 from clusterplace.hub.kubernetes.resources import (
     CONTROLLER,
@@ -51,6 +58,49 @@ def test_buckets_are_upstreams() -> None:
         "9.999999999999999e-05",
     ]
     assert len(buckets) == 10
+
+
+def test_the_fence_stops_writes_once_the_renew_deadline_passed() -> None:
+    now = [100.0]
+    elector = LeaderElector(
+        HubApi(None), "hub", ElectionTimes(6, 5, 1), lambda _: None, clock=lambda: now[0]
+    )
+    with pytest.raises(LeaseLost, match="not sent: lease hub/placement-lock lost"):
+        elector.fence("patch", "placements/status ns/p")  # not leading yet
+    elector.leading, elector.renewed_at = True, 96.0
+    elector.fence("patch", "placements/status ns/p")  # renewed 4 s ago: within 5 s
+    now[0] = 101.0
+    with pytest.raises(LeaseLost, match=r"not renewed for 5\.0 s \(renew deadline 5 s\)"):
+        elector.fence("patch", "placements/status ns/p")
+    assert not elector.leading  # stepped down: nothing more is sent, even if renewed
+    elector.renewed_at = 101.0
+    with pytest.raises(LeaseLost):
+        elector.fence("create", "events.events.k8s.io in namespace ns")
+
+
+@pytest.mark.parametrize(
+    ("verb", "status", "refused"),
+    [
+        ("create", 404, True),  # the Lease's namespace does not exist
+        ("create", 422, True),
+        ("get", 401, True),
+        ("update", 404, False),  # deleted meanwhile: the next try creates it
+        ("update", 409, False),  # another replica wrote first
+        ("get", 429, False),
+        ("get", 408, False),
+        ("get", 500, False),
+        ("get", 0, False),  # not reached
+    ],
+)
+def test_which_answers_count_as_refusals(verb: str, status: int, refused: bool) -> None:
+    assert refusal(ApiError(verb, "leases.coordination.k8s.io hub/x", status, "")) is refused
+
+
+def test_lease_times_are_micro_times() -> None:
+    from datetime import UTC, datetime
+
+    moment = datetime(2024, 5, 6, 7, 8, 9, 12, tzinfo=UTC)
+    assert micro_time(moment) == "2024-05-06T07:08:09.000012Z"
 
 
 def test_election_times_are_checked_as_the_library_checks_them() -> None:

@@ -45,6 +45,7 @@ __all__ = [
     "ADMIN_TOKEN",
     "ASSETS_VAR",
     "CRDS_VAR",
+    "REPLICA_USERS",
     "REQUIRE_VAR",
     "RESTRICTED_TOKEN",
     "RESTRICTED_USER",
@@ -62,6 +63,9 @@ REQUIRE_VAR = "CLUSTERPLACE_REQUIRE_ENVTEST"
 ADMIN_TOKEN = "admin-token"
 RESTRICTED_TOKEN = "restricted-token"
 RESTRICTED_USER = "envtest-restricted"
+# system:masters users with a token each (``<user>-token``), so that the audit log tells
+# apart the requests of processes that would otherwise share the admin's.
+REPLICA_USERS = ("replica-a", "replica-b", "replica-c")
 OCM = "cluster.open-cluster-management.io"
 STARTUP_S = 90.0
 
@@ -192,6 +196,9 @@ def _write_pki(pki: Path) -> None:
     (pki / "tokens.csv").write_text(
         f'{ADMIN_TOKEN},envtest-admin,1,"system:masters"\n{RESTRICTED_TOKEN},{RESTRICTED_USER},2,\n'
     )
+    with (pki / "tokens.csv").open("a") as tokens:
+        for uid, user in enumerate(REPLICA_USERS, start=100):
+            tokens.write(f'{user}-token,{user},{uid},"system:masters"\n')
     (pki / "audit-policy.yaml").write_text(
         "apiVersion: audit.k8s.io/v1\nkind: Policy\nomitStages: [RequestReceived]\nrules:\n"
         '- level: None\n  users: ["system:apiserver", "system:kube-controller-manager"]\n'
@@ -380,6 +387,17 @@ class Envtest:
             },
             "kcm",
         )
+
+    def replica_kubeconfig(self, user: str) -> Path:
+        """The admin kubeconfig with the token of ``user``, one of :data:`REPLICA_USERS`."""
+        if user not in REPLICA_USERS:
+            raise ValueError(f"{user!r} is not one of {REPLICA_USERS}")
+        config = yaml.safe_load(self.kubeconfig.read_text())
+        for entry in config["users"]:
+            entry["user"] = {"token": f"{user}-token"}
+        path = self.folder / f"{user}.kubeconfig"
+        path.write_text(yaml.safe_dump(config))
+        return path
 
     def _start_controller_manager(self) -> None:
         self.apply(

@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import kmock
 import yaml
@@ -152,10 +152,21 @@ class KubeHub:
         ]
 
 
-class Controller:
-    """A ``clusterplace controller --kubeconfig`` process; its stderr goes to a file."""
+class Hub(Protocol):
+    """What :class:`Controller` needs of a hub: a folder for its log, a kubeconfig
+    (:class:`KubeHub`, or :class:`tests.support.envtest.RealHub`)."""
 
-    def __init__(self, hub: KubeHub, *args: str, election: bool = False) -> None:
+    folder: Path
+    kubeconfig: Path
+
+
+class Controller:
+    """A ``clusterplace controller --kubeconfig`` process; its stderr goes to a file.
+    ``kubeconfig`` replaces the hub's (another user of the same server)."""
+
+    def __init__(
+        self, hub: Hub, *args: str, election: bool = False, kubeconfig: Path | None = None
+    ) -> None:
         self.log = hub.folder / f"controller-{time.monotonic_ns()}.log"
         self._log_handle = self.log.open("w")
         extra = list(args)
@@ -166,7 +177,7 @@ class Controller:
                 *command(),
                 "controller",
                 "--kubeconfig",
-                str(hub.kubeconfig),
+                str(kubeconfig or hub.kubeconfig),
                 "--listen",
                 "127.0.0.1:0",
                 *extra,

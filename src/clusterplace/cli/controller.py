@@ -129,13 +129,14 @@ def _seconds(flag: str, dest: str, default: int, help_text: str) -> Callable[[F]
     "--leader-election-lease-duration",
     "lease_duration",
     137,
-    "How long a standby waits after the leader's last renewal before taking over.",
+    "How long a standby waits after the leader's last renewal before taking over (and how "
+    "long a refused Lease, e.g. in a missing namespace, is retried before exiting).",
 )
 @_seconds(
     "--leader-election-renew-deadline",
     "renew_deadline",
     107,
-    "How long the leader keeps trying to renew before it gives up.",
+    "How long after its last successful renewal the leader stops writing and steps down.",
 )
 @_seconds(
     "--leader-election-retry-period",

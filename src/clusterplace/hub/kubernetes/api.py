@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Coroutine
+from collections.abc import AsyncIterator, Callable, Coroutine
 from pathlib import Path
 from types import TracebackType
 from typing import Any, TypeVar
@@ -215,6 +215,9 @@ class HubApi:
         self.api_client = api_client
         self.role = role
         self._exception = ApiException
+        # Called with (verb, what) before each write request is sent; raising stops it
+        # (the leader election's fence: no write once the lease may be lost).
+        self.fence: Callable[[str, str], None] | None = None
 
     async def _request(
         self,
@@ -241,6 +244,8 @@ class HubApi:
         ):
             # Every write names its writer in managedFields, as kubectl's do.
             query = [*(query or ()), ("fieldManager", FIELD_MANAGER)]
+        if self.fence is not None and method != "GET":
+            self.fence(verb, where)
         try:
             status, reason, raw = await self._send(method, path, body, query, content_type, timeout)
         except self._exception as err:
@@ -345,7 +350,10 @@ class HubApi:
         self.role.permission(resource, "watch")
         check_segments("watch", resource, None, None)
         custom = client.CustomObjectsApi(self.api_client)
-        stream = watch.Watch()  # type: ignore[no-untyped-call]
+        # Made in a thread: a Watch builds an ApiClient of its own, whose TLS context loads
+        # the system's CA bundle (a quarter to half a second), which would stall the
+        # event loop (and the leader's lease renewals) once per watch opened.
+        stream = await asyncio.to_thread(watch.Watch)
         where = _where(resource, None, None)
         try:
             # timeout_seconds makes the library end the stream instead of re-opening it
@@ -440,6 +448,14 @@ class HubApi:
             content_type=APPLY_PATCH,
             timeout=timeout,
         )
+        return result if isinstance(result, dict) else {}
+
+    async def replace(
+        self, resource: ApiResource, namespace: str, name: str, body: dict[str, Any]
+    ) -> dict[str, Any]:
+        """PUT the whole object; with ``metadata.resourceVersion`` in ``body`` the server
+        refuses it with :class:`Conflict` (409) when the object changed since."""
+        result = await self._request("update", resource, namespace, name, "PUT", body=body)
         return result if isinstance(result, dict) else {}
 
     async def delete(

@@ -157,7 +157,7 @@ PERMISSIONS = (
         "cluster",
         "watched; written in each cluster's namespace; re-read on conflict",
     ),
-    # Leader election (kubernetes.aio.leaderelection's LeaseLock: read, create, replace).
+    # Leader election (election.py: read, create, update with the resourceVersion read).
     Permission(LEASES, ("create", "get", "update"), "namespace", "leader election"),
 )
 

@@ -6,8 +6,10 @@ lists every watched resource, syncs every placement once, then every
 ManifestWorkReplicaSet (then ``/readyz`` is ready), and keeps both syncing as the
 watches report changes (one change stream feeds both), until SIGTERM or SIGINT: the
 syncs in progress finish, the lease is released, and the process exits 0. A lost lease
-exits 1 (another replica may be acting). A 403, to either controller, exits 1 with the
-RBAC rule to add.
+exits 1 (another replica may be acting): once the leader may have lost it, none of its
+writes is sent (:meth:`LeaderElector.fence`). A 403, to either controller, exits 1 with
+the RBAC rule to add; so does a lease the server keeps refusing (its namespace missing,
+say) for a lease duration.
 """
 
 from __future__ import annotations
@@ -96,7 +98,11 @@ async def _main(options: KubeOptions, namespace: str, report: Callable[[str], No
             readiness.leading = leading
             metrics.leader.labels(name=lease).set(1 if leading else 0)
 
-        elector = LeaderElector(controller.api, namespace, options.times, report, on_change=changed)
+        # The Lease's requests go unfenced; every write of the controller's is fenced.
+        elector = LeaderElector(
+            HubApi(api_client), namespace, options.times, report, on_change=changed
+        )
+        controller.api.fence = elector.fence
         kept = await elector.run(lambda: controller.lead(stop), stop)
         if not kept:
             report("lost the lease: stopping (another replica may be acting now)")
