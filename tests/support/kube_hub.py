@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import kmock
 import yaml
@@ -152,10 +152,18 @@ class KubeHub:
         ]
 
 
+class ControllerHub(Protocol):
+    """What :class:`Controller` needs of a hub: a folder for its log and a kubeconfig
+    (the emulator's :class:`KubeHub`, or a real server's ``RealHub``)."""
+
+    folder: Path
+    kubeconfig: Path
+
+
 class Controller:
     """A ``clusterplace controller --kubeconfig`` process; its stderr goes to a file."""
 
-    def __init__(self, hub: KubeHub, *args: str, election: bool = False) -> None:
+    def __init__(self, hub: ControllerHub, *args: str, election: bool = False) -> None:
         self.log = hub.folder / f"controller-{time.monotonic_ns()}.log"
         self._log_handle = self.log.open("w")
         extra = list(args)
