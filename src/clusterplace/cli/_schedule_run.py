@@ -55,8 +55,7 @@ def refused_decisions(results: Sequence[PlacementResult]) -> tuple[set[str], lis
                 where = Location(obj=placement.ref, field=field)
                 problems.append(
                     InputError(
-                        f"PlacementDecision {shorten(pd.name)} would be refused by the API "
-                        f"server: {error}",
+                        f"PlacementDecision {pd.name} would be refused by the API server: {error}",
                         where,
                     )
                 )
