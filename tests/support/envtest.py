@@ -90,8 +90,11 @@ def envtest_config() -> tuple[Path, Path] | str:
     return assets, crds
 
 
-def start_or_skip(folder: Path, *, controller_manager: bool = True) -> Envtest:
-    """A started server, or the test skipped (failed when the tier is required)."""
+def start_or_skip(
+    folder: Path, *, controller_manager: bool = True, skip_crds: tuple[str, ...] = ()
+) -> Envtest:
+    """A started server, or the test skipped (failed when the tier is required);
+    ``skip_crds``: plurals of CRDs not to install (a hub without them)."""
     config = envtest_config()
     if isinstance(config, str):
         if os.environ.get(REQUIRE_VAR) == "1":
@@ -105,6 +108,7 @@ def start_or_skip(folder: Path, *, controller_manager: bool = True) -> Envtest:
         assets / "kube-controller-manager", os.X_OK
     )
     server = Envtest(folder, assets, crds, controller_manager=controller_manager)
+    server.skip_crds = skip_crds
     try:
         server.start()
     except BaseException:
@@ -225,6 +229,7 @@ class Envtest:
         self.kubeconfig = folder / "admin.kubeconfig"
         self.restricted_kubeconfig = folder / "restricted.kubeconfig"
         self._context: ssl.SSLContext | None = None
+        self.skip_crds: tuple[str, ...] = ()  # plurals of CRDs start() leaves out
 
     def require_controller_manager(self) -> None:
         """Skip the test (fail it where the tier is required) when this server runs
@@ -248,7 +253,7 @@ class Envtest:
         self._write_kubeconfigs()
         if self.controller_manager:
             self._start_controller_manager()
-        self.install_crds(self.crds)
+        self.install_crds(self.crds, skip=self.skip_crds)
 
     def _spawn(self, name: str, args: list[str]) -> None:
         log = (self.logs / f"{name}.log").open("ab")
@@ -715,9 +720,11 @@ class RealHub:
 
 
 @contextlib.contextmanager
-def envtest_server(folder: Path, *, controller_manager: bool = True) -> Iterator[Envtest]:
+def envtest_server(
+    folder: Path, *, controller_manager: bool = True, skip_crds: tuple[str, ...] = ()
+) -> Iterator[Envtest]:
     """:func:`start_or_skip`, stopped on exit."""
-    server = start_or_skip(folder, controller_manager=controller_manager)
+    server = start_or_skip(folder, controller_manager=controller_manager, skip_crds=skip_crds)
     try:
         yield server
     finally:

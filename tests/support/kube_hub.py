@@ -152,7 +152,7 @@ class KubeHub:
         ]
 
 
-class Hub(Protocol):
+class ControllerHub(Protocol):
     """What :class:`Controller` needs of a hub: a folder for its log, a kubeconfig
     (:class:`KubeHub`, or :class:`tests.support.envtest.RealHub`)."""
 
@@ -165,7 +165,7 @@ class Controller:
     ``kubeconfig`` replaces the hub's (another user of the same server)."""
 
     def __init__(
-        self, hub: Hub, *args: str, election: bool = False, kubeconfig: Path | None = None
+        self, hub: ControllerHub, *args: str, election: bool = False, kubeconfig: Path | None = None
     ) -> None:
         self.log = hub.folder / f"controller-{time.monotonic_ns()}.log"
         self._log_handle = self.log.open("w")

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 
+from clusterplace.api import Placement, PlacementDecision
+from clusterplace.api.placement import DECISION_GROUP_NAME_LABEL
 from clusterplace.cli._common import load, now_option
-from clusterplace.errors import InputError, InputErrors
+from clusterplace.errors import InputError, InputErrors, Location, shorten
 from clusterplace.scheduling import PlacementResult, ScheduleResult, schedule
+from clusterplace.scheduling.decisions import decision_errors
 
-__all__ = ["now_option", "pick", "run_schedule"]
+__all__ = ["check_decisions", "now_option", "pick", "refused_decisions", "run_schedule"]
 
 
 def run_schedule(filenames: tuple[str, ...], recursive: bool, now: datetime) -> ScheduleResult:
@@ -28,3 +32,49 @@ def pick(result: ScheduleResult, name: str, namespace: str) -> PlacementResult:
             + (f" (placements: {known})" if known else " (the input has no Placement)")
         )
     return found
+
+
+def refused_decisions(results: Sequence[PlacementResult]) -> tuple[set[str], list[InputError]]:
+    """The decisions the API server would refuse to store (their names), and one error
+    per problem, at the placement and the field it comes from:
+    ``Placement/ns/p: metadata.name: PlacementDecision p-decision-1 would be refused:
+    metadata.labels: Invalid value: "...": must be no more than 63 characters``."""
+    names: set[str] = set()
+    problems: list[InputError] = []
+    for result in results:
+        placement = result.placement
+        for pd in result.decisions:
+            for label, error in decision_errors(pd):
+                names.add(pd.name)
+                field = (
+                    _group_field(placement, pd)
+                    if label == DECISION_GROUP_NAME_LABEL
+                    else "metadata.name"
+                )
+                error.bad_value = shorten(error.bad_value)
+                where = Location(obj=placement.ref, field=field)
+                problems.append(
+                    InputError(
+                        f"PlacementDecision {pd.name} would be refused by the API server: {error}",
+                        where,
+                    )
+                )
+    return names, problems
+
+
+def _group_field(placement: Placement, pd: PlacementDecision) -> str:
+    strategy = placement.spec.decision_strategy
+    groups = (
+        strategy.group_strategy.decision_groups if strategy and strategy.group_strategy else None
+    ) or []
+    value = pd.labels.get(DECISION_GROUP_NAME_LABEL, "")
+    for index, group in enumerate(groups):
+        if group.group_name == value:
+            return f"spec.decisionStrategy.groupStrategy.decisionGroups[{index}].groupName"
+    return "spec.decisionStrategy.groupStrategy.decisionGroups"
+
+
+def check_decisions(problems: list[InputError]) -> None:
+    """Raise the problems :func:`refused_decisions` found (after the output is shown)."""
+    if problems:
+        raise InputErrors(problems)

@@ -15,7 +15,13 @@ from clusterplace.cli._common import (
     print_table,
 )
 from clusterplace.cli._resources import MANAGED_CLUSTERS, ResourceGroup
-from clusterplace.cli._schedule_run import now_option, pick, run_schedule
+from clusterplace.cli._schedule_run import (
+    check_decisions,
+    now_option,
+    pick,
+    refused_decisions,
+    run_schedule,
+)
 from clusterplace.cli._watch import follow, watch_option
 from clusterplace.cli.explain_replicas import explain_replicas
 from clusterplace.cli.explain_rollout import explain_rollout
@@ -135,6 +141,12 @@ def explain_command(
         and (not stages or item.stage in stages)
     ]
     data = explanation_document(chosen.placement, items)
+    _show(output, data, items)
+    # The placement's decisions the API server would refuse: said after the explanation.
+    check_decisions(refused_decisions([chosen])[1])
+
+
+def _show(output: str, data: dict[str, Any], items: list[ClusterExplanation]) -> None:
     names = [MANAGED_CLUSTERS.object_name(item.cluster) for item in items]
     if emit_template_or_name(output, document=data, rows=data["status"]["clusters"], names=names):
         return

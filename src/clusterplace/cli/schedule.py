@@ -16,7 +16,12 @@ from clusterplace.cli._common import (
     output_option,
     print_table,
 )
-from clusterplace.cli._schedule_run import now_option, run_schedule
+from clusterplace.cli._schedule_run import (
+    check_decisions,
+    now_option,
+    refused_decisions,
+    run_schedule,
+)
 from clusterplace.collector import collector_paused
 from clusterplace.outputs.dumpers import dump_yaml_stream
 from clusterplace.outputs.formats import object_name
@@ -65,17 +70,18 @@ def _row(result: PlacementResult, wide: bool) -> list[str]:
     return row
 
 
-def _models(results: list[PlacementResult]) -> list[KubeObject]:
-    """Each Placement, then its PlacementDecisions."""
+def _models(results: list[PlacementResult], refused: set[str]) -> list[KubeObject]:
+    """Each Placement, then its PlacementDecisions (but those the API server would
+    refuse: ``refused``)."""
     out: list[KubeObject] = []
     for result in results:
         out.append(result.placement)
-        out.extend(result.decisions)
+        out.extend(pd for pd in result.decisions if pd.name not in refused)
     return out
 
 
-def _objects(results: list[PlacementResult]) -> list[dict[str, Any]]:
-    return [model.to_dict() for model in _models(results)]
+def _objects(results: list[PlacementResult], refused: set[str]) -> list[dict[str, Any]]:
+    return [model.to_dict() for model in _models(results, refused)]
 
 
 @click.command("schedule")
@@ -98,11 +104,14 @@ def schedule_command(
     yaml/json: each Placement (by namespace, name) with its computed status, followed by
     its PlacementDecisions. table/wide: one line per placement. name, jsonpath and
     custom-columns: the objects yaml and json print (jsonpath reads json's List).
+    A decision the API server would refuse (a name or label too long) is left out and
+    reported as an error (exit 1), as ``kubectl apply`` fails that object alone.
     """
     result = run_schedule(filenames, recursive, now)
     placements = result.placements
+    refused, problems = refused_decisions(placements)
     if output == "name" or output.startswith(("jsonpath=", "custom-columns=")):
-        objects = _objects(placements)
+        objects = _objects(placements, refused)
         emit_template_or_name(
             output,
             document=as_json_list(objects),
@@ -113,9 +122,9 @@ def schedule_command(
         # Many short-lived containers and no cycles: the collector would only rescan.
         with collector_paused():
             if output == "json":
-                text = dump_json_list(_models(placements))
+                text = dump_json_list(_models(placements, refused))
             elif placements:
-                text = dump_yaml_documents(_objects(placements))
+                text = dump_yaml_documents(_objects(placements, refused))
             else:  # as every yaml output: an empty List, never nothing at all
                 text = dump_yaml_stream([as_json_list([])])
         click.echo(text, nl=False)
@@ -132,5 +141,6 @@ def schedule_command(
             click.echo(
                 f"warning: {r.placement.ref}: {r.status.plugin}: {r.status.message}", err=True
             )
+    check_decisions(problems)
     if fail_unsatisfied and any(not r.satisfied for r in placements):
         sys.exit(EXIT_UNSATISFIED)

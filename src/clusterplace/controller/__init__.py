@@ -10,7 +10,7 @@ from clusterplace.controller.changes import Key, ObjectChange
 from clusterplace.controller.enqueue import placements_to_sync
 from clusterplace.controller.queue import WorkQueue
 from clusterplace.controller.reconciler import HubSourceEnded, Reconciler, SyncStats
-from clusterplace.controller.sink import HubRefused, HubWriteError, Sink
+from clusterplace.controller.sink import HubRefused, HubWriteError, HubWriteRejected, Sink
 from clusterplace.controller.state import HubState
 from clusterplace.controller.sync import SyncPlan, Write, plan_sync
 
@@ -19,6 +19,7 @@ __all__ = [
     "HubSourceEnded",
     "HubState",
     "HubWriteError",
+    "HubWriteRejected",
     "Key",
     "ObjectChange",
     "Reconciler",

@@ -29,7 +29,7 @@ from clusterplace.controller.changes import Key, ObjectChange, against
 from clusterplace.controller.enqueue import is_placement_input, placements_to_sync
 from clusterplace.controller.expectations import Expectations
 from clusterplace.controller.queue import WorkQueue
-from clusterplace.controller.sink import HubRefused, HubWriteError, Sink
+from clusterplace.controller.sink import HubRefused, HubWriteError, HubWriteRejected, Sink
 from clusterplace.controller.state import HubState
 from clusterplace.controller.sync import SyncPlan, Write, plan_sync, score_expiry
 from clusterplace.errors import ClusterplaceError
@@ -40,6 +40,13 @@ __all__ = ["HubSourceEnded", "Reconciler", "SyncObserver", "SyncStats", "synced_
 DEFAULT_RESYNC = 600.0  # seconds: upstream's informer resync period
 AWAITING_ECHO = "the echoes of its last writes have not arrived yet"
 UNCHANGED = "no change since its last plan reached it"
+REJECTED = "the hub rejected its last writes; retried when the placement changes"
+# A placement whose writes the hub rejects for good is tried again when it changes, and
+# else after this long (doubling up to the cap): what refused it may have changed (an
+# admission policy), but never in a hot loop.
+REJECTED_RETRY = 300.0
+REJECTED_RETRY_CAP = 3600.0
+NOTE_MAX = 1000  # an event's note is at most 1 KiB on Kubernetes
 # With --once, a placement synced this many times in one run (each sync writing, and the
 # echo of the write enqueuing it again) has not settled: it is left as it is.
 SETTLE_LIMIT = 32
@@ -49,6 +56,22 @@ def synced_text(syncs: int, placements: int) -> str:
     """``synced 5 placements`` (``(8 syncs)`` added when echoes synced some again)."""
     more = f" ({syncs} syncs)" if syncs != placements else ""
     return f"synced {placements} placements{more}"
+
+
+@dataclass
+class Rejection:
+    """A placement whose writes the hub rejected for good, as it was then."""
+
+    version: str  # the placement's resourceVersion when it was rejected
+    why: str
+    failures: int  # rejections in a row of that version
+    until: float  # the queue's clock time of the slow retry
+
+
+def _version(placement: Placement) -> str:
+    """What changes when anyone edits the placement (its resourceVersion; its content
+    where the hub keeps none)."""
+    return placement.metadata.resource_version or placement.model_dump_json()
 
 
 class HubSourceEnded(ClusterplaceError):
@@ -110,6 +133,7 @@ class Reconciler:
         self.unsettled: set[Key] = set()  # with --once: placements that did not settle
         self._wake = asyncio.Event()
         self._gone: set[Key] = set()  # placements deleted, whose status is still to forget
+        self.rejected: dict[Key, Rejection] = {}  # writes rejected for good, until edited
         self.observer: SyncObserver | None = None
 
     # -- input -------------------------------------------------------------------------
@@ -148,6 +172,7 @@ class Reconciler:
                 key = (change.obj.namespace, change.obj.name)
                 if change.new is None:
                     self._gone.add(key)
+                    self.rejected.pop(key, None)
                 else:
                     self._gone.discard(key)
             for key in placements_to_sync(change, self.state):
@@ -159,7 +184,13 @@ class Reconciler:
     async def sync(self, key: Key, now: datetime | None = None) -> SyncPlan:
         """Sync one placement at ``now`` (default: the clock's time): plan from the
         cache, write, emit, and requeue as the plan says. A failed sync is logged and
-        retried with backoff; only :class:`HubRefused` (a permission missing) is raised."""
+        retried with backoff; only :class:`HubRefused` (a permission missing) is raised.
+        A placement whose writes the hub rejected for good (:class:`HubWriteRejected`)
+        is passed over until it changes or its slow retry is due."""
+        rejection = self._parked(key)
+        if rejection is not None:
+            self.queue.add_after(key, rejection.until - self.queue.clock())
+            return SyncPlan(key, self.state.placement(key), skipped=REJECTED)
         wait = self.expectations.pending(key, self.queue.clock())
         if wait is not None:
             # Its echo enqueues it again when it arrives; the delay is the time out.
@@ -201,6 +232,8 @@ class Reconciler:
                 # As upstream: the requeue is set before the writes, whatever they give.
                 self.queue.add_after(key, plan.requeue_after.total_seconds())
             await self._apply(plan)
+        except HubWriteRejected as err:
+            await self._rejected(plan, str(err))
         except HubWriteError as err:
             self._failed(key, str(err))
         except HubRefused:
@@ -211,6 +244,7 @@ class Reconciler:
             if plan.error is not None:
                 self.stats.errors += 1
                 self.log(f"sync {key[0]}/{key[1]}: {plan.error}")
+            self.rejected.pop(key, None)
             if plan.retry:
                 self.queue.add_rate_limited(key)
             else:
@@ -219,6 +253,54 @@ class Reconciler:
             if self.observer is not None and (plan.writes or plan.status is not None):
                 self.observer.bound(time.perf_counter() - planned)
         return plan
+
+    def _parked(self, key: Key) -> Rejection | None:
+        """The key's rejection while it holds: the placement unchanged since, and its
+        slow retry not due yet."""
+        rejection = self.rejected.get(key)
+        if rejection is None:
+            return None
+        placement = self.state.placement(key)
+        if placement is None or _version(placement) != rejection.version:
+            del self.rejected[key]  # gone, or edited: synced as any other
+            return None
+        if self.queue.clock() >= rejection.until:
+            return None  # the slow retry
+        return rejection
+
+    async def _rejected(self, plan: SyncPlan, why: str) -> None:
+        """The hub rejected a write for good: not retried hot (a retry would be rejected
+        again), but when the placement changes, or after :data:`REJECTED_RETRY` (doubling);
+        said once per placement version in the log and in a Warning event."""
+        key, placement = plan.key, plan.placement
+        assert placement is not None  # only a plan with a placement writes
+        self.state.hints.stale(key)
+        self.stats.errors += 1
+        version = _version(placement)
+        before = self.rejected.get(key)
+        again = before is not None and before.version == version
+        failures = before.failures + 1 if before is not None and again else 1
+        delay = min(REJECTED_RETRY * 2 ** (failures - 1), REJECTED_RETRY_CAP)
+        self.rejected[key] = Rejection(version, why, failures, self.queue.clock() + delay)
+        self.queue.forget(key)
+        self.queue.add_after(key, delay)
+        self.log(
+            f"sync {key[0]}/{key[1]}: rejected for good: {why}; not retried until the "
+            f"placement changes (or in {delay:.0f} s)"
+        )
+        if before is not None and again and before.why == why:
+            return  # said already
+        note = (
+            f"The API server rejects a write of placement {key[1]}: {why}. "
+            "It is retried when the placement changes"
+        )
+        if len(note) > NOTE_MAX:
+            note = note[: NOTE_MAX - 3] + "..."
+        event = Event("Warning", "WriteRejected", "Scheduling", note, "")
+        try:
+            await self._emit(placement, [event], {})
+        except HubWriteError as err:
+            self.log(f"event WriteRejected for {key[0]}/{key[1]} not written: {err}")
 
     def _failed(self, key: Key, why: str) -> None:
         self.state.hints.stale(key)

@@ -19,11 +19,17 @@ from clusterplace.controller.sync import Write
 from clusterplace.errors import ClusterplaceError
 from clusterplace.scheduling import Event
 
-__all__ = ["HubRefused", "HubWriteError", "Sink"]
+__all__ = ["HubRefused", "HubWriteError", "HubWriteRejected", "Sink"]
 
 
 class HubWriteError(ClusterplaceError):
     """A write to the hub failed; the sync is retried with backoff."""
+
+
+class HubWriteRejected(HubWriteError):
+    """The hub refuses the write for good (the object is invalid, or admission refuses
+    it): sending it again gets the same answer. The placement is not retried until it
+    changes (or, slowly, in case what refused it changes)."""
 
 
 class HubRefused(ClusterplaceError):

@@ -22,8 +22,21 @@ from clusterplace.api.placement import (
 )
 from clusterplace.errors import ClusterplaceError
 from clusterplace.labels import SelectorError, from_label_selector, from_requirements
+from clusterplace.labels.validation import (
+    FieldError,
+    dns1123_subdomain_errors,
+    label_key_errors,
+    label_value_errors,
+)
 
-__all__ = ["PAGE_SIZE", "GroupError", "GroupResult", "build_decisions", "make_groups"]
+__all__ = [
+    "PAGE_SIZE",
+    "GroupError",
+    "GroupResult",
+    "build_decisions",
+    "decision_errors",
+    "make_groups",
+]
 
 PAGE_SIZE = 100
 
@@ -195,3 +208,25 @@ def build_decisions(
             )
         statuses.append(GroupResult(index, name, clusters, tuple(names)))
     return statuses, decisions
+
+
+def decision_errors(pd: PlacementDecision) -> list[tuple[str, FieldError]]:
+    """Why the API server would refuse to store ``pd``, as it validates every object's
+    metadata: its name a DNS-1123 subdomain (at most 253 characters), each label key
+    and value valid (a value at most 63 characters). A placement's name becomes a
+    label value and the start of its decisions' names, a decision group's name a label
+    value: a long one gives decisions that cannot exist. Each problem with the label
+    key it concerns ("" for the name)."""
+    found = [
+        ("", FieldError.invalid("metadata.name", pd.name, why))
+        for why in dns1123_subdomain_errors(pd.name)
+    ]
+    for key, value in pd.labels.items():
+        found += [
+            (key, FieldError.invalid("metadata.labels", key, why)) for why in label_key_errors(key)
+        ]
+        found += [
+            (key, FieldError.invalid("metadata.labels", value, why))
+            for why in label_value_errors(value)
+        ]
+    return found

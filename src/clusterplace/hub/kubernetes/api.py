@@ -1,7 +1,11 @@
 """The one Kubernetes client: requests to the API server through the official client
 (``kubernetes.aio``), each checked against a role's permission table and its path
 checked segment by segment, each failure turned into one readable error: what was
-refused, and for a 403 the RBAC rule to add.
+refused, and why, classified by what the server's answer means (:meth:`HubApi.failure`):
+a 403 from the authorizer names the RBAC rule it lacks; one from admission quotes the
+server (and names the permission when the refusal is the lack of one); a namespace being
+deleted, an object the server finds invalid and a resource it does not serve each have
+their own class.
 
 :class:`HubApi` is asynchronous (the controller, the explorer); :class:`SyncHubApi` runs
 the same requests for synchronous callers (``apply-module``: a cluster's identity
@@ -12,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from collections.abc import AsyncIterator, Callable, Coroutine
 from pathlib import Path
 from types import TracebackType
@@ -36,7 +41,10 @@ __all__ = [
     "Forbidden",
     "Gone",
     "HubApi",
+    "NamespaceTerminating",
     "NotFound",
+    "NotServed",
+    "Rejected",
     "SyncHubApi",
     "check_segments",
     "connect",
@@ -67,18 +75,64 @@ class ApiError(ClusterplaceError):
 
 class Forbidden(ApiError, HubRefused):
     """403: the account lacks a permission. Not retried: it will not fix itself, and
-    saying so at once is kinder than a backoff loop."""
+    saying so at once is kinder than a backoff loop. ``remedy`` says what to grant (by
+    default the rule for ``verb`` on ``resource`` in ``role``'s table)."""
 
     def __init__(
-        self, verb: str, what: str, resource: ApiResource, reason: str, role: Role = CONTROLLER
+        self,
+        verb: str,
+        what: str,
+        resource: ApiResource,
+        reason: str,
+        role: Role = CONTROLLER,
+        *,
+        remedy: str | None = None,
     ) -> None:
         super().__init__(verb, what, 403, reason)
         self.resource = resource
-        self.args = (f"forbidden: cannot {verb} {what} ({reason}); {role.remedy(resource, verb)}",)
+        remedy = remedy if remedy is not None else role.remedy(resource, verb)
+        self.args = (f"forbidden: cannot {verb} {what} ({reason}); {remedy}",)
+
+
+class NamespaceTerminating(ApiError):
+    """403 from the NamespaceLifecycle admission plugin: the namespace is being deleted,
+    so nothing new can be created in it. Not a missing permission: what is in the
+    namespace goes with it, and every other namespace is served as before."""
+
+    def __init__(self, verb: str, what: str, namespace: str, reason: str) -> None:
+        super().__init__(verb, what, 403, reason)
+        self.namespace = namespace
+        self.args = (
+            f"{verb} {what}: namespace {namespace} is terminating (being deleted), "
+            f"so nothing new can be created in it ({reason})",
+        )
+
+
+class Rejected(ApiError):
+    """The server refuses this object for good: 422 Invalid, 400 BadRequest, or a 403
+    from an admission check that is no permission. Sending it again gets the same
+    answer; only a change to what it is made from can. ``causes`` are the Status'
+    ``field: message`` pairs (what is wrong where, as the server says it)."""
+
+    def __init__(
+        self, verb: str, what: str, status: int, reason: str, causes: tuple[str, ...] = ()
+    ) -> None:
+        super().__init__(verb, what, status, reason)
+        self.causes = causes
 
 
 class NotFound(ApiError):
     """404: no such object (or the resource is not served)."""
+
+
+class NotServed(NotFound):
+    """404 from the server's router, not from a resource: the API server does not serve
+    this resource at this version (its CRD is not installed)."""
+
+    def __init__(self, verb: str, what: str, resource: ApiResource, reason: str) -> None:
+        super().__init__(verb, what, 404, reason)
+        self.resource = resource
+        self.args = (f"the API server does not serve {resource}/{resource.version}",)
 
 
 class Conflict(ApiError):
@@ -112,6 +166,61 @@ def _message(body: Any, fallback: str) -> str:
         except (ValueError, TypeError):
             pass
     return fallback
+
+
+def _status(body: Any) -> dict[str, Any] | None:
+    """The Status object of an error answer's body (JSON text or bytes), else None."""
+    if isinstance(body, bytes):
+        body = body.decode("utf-8", "replace")
+    if not body:
+        return None
+    try:
+        data = json.loads(body)
+    except (ValueError, TypeError):
+        return None
+    return data if isinstance(data, dict) and data.get("kind") == "Status" else None
+
+
+def _causes(status: dict[str, Any] | None) -> list[dict[str, Any]]:
+    details = (status or {}).get("details")
+    causes = details.get("causes") if isinstance(details, dict) else None
+    return [c for c in causes or () if isinstance(c, dict)]
+
+
+# The authorization filter's refusal (whichever authorizer refused: RBAC, webhook, Node):
+# User "u" cannot VERB resource "R[/SUB]" in API group "G" in the namespace "N" | at the
+# cluster scope. Admission's refusals never read so.
+_AUTHORIZER = re.compile(
+    r'User "(?P<user>[^"]*)" cannot (?P<verb>[a-z]+) resource "(?P<resource>[^"]+)" '
+    r'in API group "(?P<group>[^"]*)"'
+    r'(?: in the namespace "(?P<namespace>[^"]*)"| at the cluster scope)?'
+)
+# OwnerReferencesPermissionEnforcement: an ownerReference with blockOwnerDeletion needs
+# update on the owner's finalizers subresource.
+_BLOCK_OWNER_DELETION = "cannot set blockOwnerDeletion"
+_TERMINATING = re.compile(
+    r"unable to create new content in namespace (\S+) because it is being terminated"
+)
+
+
+def _rbac_remedy(
+    role: Role, request: ApiResource, verb: str, group: str, plural: str, namespaced: bool
+) -> str:
+    """What to grant for ``verb`` on ``group``/``plural`` (as the server named them):
+    the role's rule when its table declares it, else the rule itself."""
+    for entry in role.permissions:
+        res = entry.resource
+        if res.group == group and res.plural == plural and verb in entry.verbs:
+            return role.remedy(res, verb)
+    if not role.declared:
+        kind = request.kind if request.plural == plural else plural
+        resource = ApiResource(group, request.version, plural, kind, namespaced)
+        return role.remedy(resource, verb)
+    rule = f'{{apiGroups: ["{group}"], resources: [{plural}], verbs: [{verb}]}}'
+    return (
+        f"the server asks for {rule}, which {role.who} does not use "
+        f"({role.grants} grants every rule {role.who} needs)"
+    )
 
 
 def _reason(err: Any) -> str:
@@ -260,7 +369,7 @@ class HubApi:
             raise
         if not 200 <= status <= 299:
             text = raw.decode("utf-8", "replace") if raw else None
-            raise self.failure(verb, resource, where, status, _message(text, reason))
+            raise self.failure(verb, resource, where, status, _message(text, reason), text)
         if not raw:
             return None
         try:
@@ -296,17 +405,94 @@ class HubApi:
     def error(self, verb: str, resource: ApiResource, where: str, err: Any) -> ApiError:
         """The error for the client's ApiException ``err``."""
         return self.failure(
-            verb, resource, where, int(getattr(err, "status", 0) or 0), _reason(err)
+            verb,
+            resource,
+            where,
+            int(getattr(err, "status", 0) or 0),
+            _reason(err),
+            getattr(err, "body", None),
         )
 
     def failure(
-        self, verb: str, resource: ApiResource, where: str, status: int, reason: str
+        self,
+        verb: str,
+        resource: ApiResource,
+        where: str,
+        status: int,
+        reason: str,
+        body: Any = None,
     ) -> ApiError:
-        """The error for an answer of ``status``: :class:`Forbidden` (naming the rule to
-        add), :class:`NotFound`, :class:`Conflict`, :class:`Gone`, else :class:`ApiError`."""
+        """The error for an answer of ``status`` (``reason``: its message; ``body``: the
+        answer, a Status when the server gave one), by what it means:
+
+        - 403 from the authorizer (``User "u" cannot ...``): :class:`Forbidden`, naming
+          the rule the server says is missing, as the role's table grants it;
+        - 403 from admission for an ownerReference's ``blockOwnerDeletion``:
+          :class:`Forbidden`, naming ``update`` on the owner's finalizers;
+        - 403 from NamespaceLifecycle: :class:`NamespaceTerminating`;
+        - any other 403 on a write (an admission webhook, a policy): :class:`Rejected`,
+          quoting the server; on a read, :class:`Forbidden` quoting it;
+        - 422 Invalid, 400 BadRequest: :class:`Rejected`, with the Status' causes;
+        - 404 that is no Status (the router's: nothing serves that path):
+          :class:`NotServed`; else :class:`NotFound`;
+        - 409 :class:`Conflict`, 410 :class:`Gone`, else :class:`ApiError`."""
+        answer = _status(body)
+        causes = _causes(answer)
         if status == 403:
-            return Forbidden(verb, where, resource, reason, self.role)
+            return self._refusal(verb, resource, where, reason, causes)
+        if status in (400, 422):
+            pairs = tuple(
+                f"{c['field']}: {c.get('message', '')}" if c.get("field") else str(c.get("message"))
+                for c in causes
+            )
+            return Rejected(verb, where, status, reason, pairs)
+        if status == 404 and body is not None and answer is None:
+            return NotServed(verb, where, resource, reason)
         return _STATUS_ERRORS.get(status, ApiError)(verb, where, status, reason)
+
+    def _refusal(
+        self,
+        verb: str,
+        resource: ApiResource,
+        where: str,
+        reason: str,
+        causes: list[dict[str, Any]],
+    ) -> ApiError:
+        terminating = _TERMINATING.search(reason)
+        if terminating or any(c.get("reason") == "NamespaceTerminating" for c in causes):
+            namespace = terminating.group(1) if terminating else where
+            return NamespaceTerminating(verb, where, namespace, reason)
+        refused = _AUTHORIZER.search(reason)
+        if refused is not None:
+            plural, group = refused["resource"], refused["group"]
+            namespaced = refused["namespace"] is not None or resource.namespaced
+            remedy = _rbac_remedy(self.role, resource, refused["verb"], group, plural, namespaced)
+            return Forbidden(verb, where, resource, reason, self.role, remedy=remedy)
+        if _BLOCK_OWNER_DELETION in reason:
+            owner = self.role.finalizers_of(resource)
+            if owner is not None:
+                remedy = (
+                    "admission (OwnerReferencesPermissionEnforcement) lets only who may "
+                    "update the owner's finalizers set blockOwnerDeletion: "
+                    + self.role.remedy(owner, "update")
+                )
+            else:
+                remedy = (
+                    "admission (OwnerReferencesPermissionEnforcement) lets only who may "
+                    "update the owner's finalizers set blockOwnerDeletion: grant update on "
+                    "the finalizers subresource of the ownerReference's resource"
+                )
+            return Forbidden(verb, where, resource, reason, self.role, remedy=remedy)
+        if verb in ("create", "patch", "update", "delete"):
+            return Rejected(verb, where, 403, f"refused by admission: {reason}")
+        return Forbidden(
+            verb,
+            where,
+            resource,
+            reason,
+            self.role,
+            remedy="the server's authorizer refused it (no RBAC rule named)",
+        )
 
     # -- reads -------------------------------------------------------------------------
 

@@ -13,8 +13,9 @@ from typing import Any
 
 from clusterplace.api import KubeObject
 from clusterplace.errors import ClusterplaceError, shorten
-from clusterplace.hub.kubernetes.api import HubApi, NotFound, connect
+from clusterplace.hub.kubernetes.api import HubApi, NotFound, NotServed, connect
 from clusterplace.hub.kubernetes.resources import (
+    ADDON_SCORES,
     DELIVERY_WATCHED,
     EVENTS,
     EXPLORER,
@@ -22,7 +23,7 @@ from clusterplace.hub.kubernetes.resources import (
     WATCHED,
 )
 from clusterplace.hub.kubernetes.run import KubeOptions
-from clusterplace.hub.kubernetes.source import decode_object
+from clusterplace.hub.kubernetes.source import decode_object, not_served, scores_left_out
 
 __all__ = ["EVENTS_KEPT", "LIST_TIMEOUT_S", "list_hub_objects", "list_placement_events"]
 
@@ -59,10 +60,15 @@ async def _list(options: KubeOptions, report: Callable[[str], None]) -> list[Kub
         for resource in WATCHED:
             try:
                 listing = await api.list(resource, timeout=LIST_TIMEOUT_S)
-            except NotFound:
-                if resource not in DELIVERY_WATCHED:
+            except NotFound as err:
+                if resource in DELIVERY_WATCHED:
+                    report(f"hub: {resource} is not served (no work API); no rollouts shown")
+                    continue
+                if not isinstance(err, NotServed):
                     raise
-                report(f"hub: {resource} is not served (no work API); no rollouts shown")
+                if resource != ADDON_SCORES:
+                    raise not_served(resource) from None
+                report(f"hub: {scores_left_out(resource)}")
                 continue
             items = listing.get("items") or []
             if not isinstance(items, list):

@@ -162,6 +162,11 @@ PERMISSIONS = (
 )
 
 
+# The owners' finalizers subresource for what the controller writes with a
+# blockOwnerDeletion ownerReference (OwnerReferencesPermissionEnforcement checks it).
+OWNERS = {(DECISIONS.group, DECISIONS.base): PLACEMENTS_FINALIZERS}
+
+
 # What ``clusterplace serve --kubeconfig`` lists: the inputs and outputs it schedules
 # again, and the placements' events for its Live page. Read-only: list, nothing else
 # (it shows placements, not deliveries: no works or MWRSs).
@@ -194,6 +199,19 @@ class Role:
             )
             return Permission(resource, (verb,), scope, f"sent by {self.who}")
         raise AssertionError(f"{verb} {resource} is not declared in {self.who}'s permissions")
+
+    def finalizers_of(self, owned: ApiResource) -> ApiResource | None:
+        """The finalizers subresource of the owner that objects of ``owned`` name in an
+        ownerReference with ``blockOwnerDeletion`` (a PlacementDecision's Placement),
+        which admission lets only who may update it set; None when the role writes no
+        such reference."""
+        owner = OWNERS.get((owned.group, owned.base))
+        if owner is None or (self.declared and not self.declares(owner, "update")):
+            return None
+        return owner
+
+    def declares(self, resource: ApiResource, verb: str) -> bool:
+        return any(e.resource == resource and verb in e.verbs for e in self.permissions)
 
     def rbac_rule(self, resource: ApiResource, verb: str) -> str:
         """The RBAC rule that grants ``verb`` on ``resource``, as a YAML flow mapping."""

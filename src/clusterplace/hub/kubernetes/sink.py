@@ -45,8 +45,15 @@ from clusterplace.api import (
 )
 from clusterplace.api.work import ManifestWorkReplicaSetStatus
 from clusterplace.codecs import LoadError
-from clusterplace.controller import HubWriteError, Key, Write
-from clusterplace.hub.kubernetes.api import ApiError, Conflict, Forbidden, HubApi, NotFound
+from clusterplace.controller import HubWriteError, HubWriteRejected, Key, Write
+from clusterplace.hub.kubernetes.api import (
+    ApiError,
+    Conflict,
+    Forbidden,
+    HubApi,
+    NotFound,
+    Rejected,
+)
 from clusterplace.hub.kubernetes.resources import (
     DECISIONS,
     DECISIONS_STATUS,
@@ -66,6 +73,7 @@ __all__ = ["CONFLICT_TRIES", "REPORTING_CONTROLLER", "KubernetesSink"]
 
 REPORTING_CONTROLLER = "placement-controller"
 CONFLICT_TRIES = 5
+NAME_MAX = 253  # an object name (a DNS-1123 subdomain) at most
 
 Obj = TypeVar("Obj", bound=KubeObject)
 Written = TypeVar("Written")
@@ -108,6 +116,8 @@ class KubernetesSink:
             if write.action == "delete":
                 return None  # gone already: what a delete wants
             raise HubWriteError(str(err)) from None
+        except Rejected as err:
+            raise HubWriteRejected(str(err)) from None
         except ApiError as err:
             raise HubWriteError(str(err)) from None
 
@@ -180,6 +190,8 @@ class KubernetesSink:
             return await self.until_no_conflict(patch, current, PLACEMENTS_STATUS, PLACEMENTS)
         except Forbidden:
             raise
+        except Rejected as err:
+            raise HubWriteRejected(str(err)) from None
         except ApiError as err:
             raise HubWriteError(str(err)) from None
 
@@ -208,6 +220,8 @@ class KubernetesSink:
             )
         except Forbidden:
             raise
+        except Rejected as err:
+            raise HubWriteRejected(str(err)) from None
         except ApiError as err:
             raise HubWriteError(str(err)) from None
 
@@ -265,6 +279,8 @@ class KubernetesSink:
             raise
         except NotFound:
             return None  # gone already: what a delete wants
+        except Rejected as err:
+            raise HubWriteRejected(str(err)) from None
         except ApiError as err:
             raise HubWriteError(str(err)) from None
         # The answer is the work while finalizers keep it (deletionTimestamp set: the
@@ -307,6 +323,8 @@ class KubernetesSink:
             return await self.until_no_conflict(patch, current, WORK_SETS, WORK_SETS)
         except Forbidden:
             raise
+        except Rejected as err:
+            raise HubWriteRejected(str(err)) from None
         except ApiError as err:
             raise HubWriteError(str(err)) from None
 
@@ -331,6 +349,8 @@ class KubernetesSink:
             return await self.until_no_conflict(patch, current, WORK_SETS_STATUS, WORK_SETS)
         except Forbidden:
             raise
+        except Rejected as err:
+            raise HubWriteRejected(str(err)) from None
         except ApiError as err:
             raise HubWriteError(str(err)) from None
 
@@ -354,7 +374,8 @@ class KubernetesSink:
                 raise
             except ApiError as err:
                 # As upstream's broadcaster: an event the server refuses is dropped (the
-                # writes it describes are done; retrying them would not resend it).
+                # writes it describes are done; retrying them would not resend it). So
+                # are events in a namespace being deleted (NamespaceTerminating).
                 self.report(f"event {event.reason} for {namespace}/{placement} dropped: {err}")
 
     def _event(
@@ -378,7 +399,7 @@ class KubernetesSink:
         return {
             "apiVersion": "events.k8s.io/v1",
             "kind": "Event",
-            "metadata": {"name": f"{placement}.{serial:x}", "namespace": namespace},
+            "metadata": {"name": _event_name(placement, serial), "namespace": namespace},
             "eventTime": moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
             "reportingController": REPORTING_CONTROLLER,
             "reportingInstance": self._instance,
@@ -476,6 +497,14 @@ class KubernetesSink:
                     mode="json", by_alias=True, exclude_none=True
                 )
         return decode_object(body)
+
+
+def _event_name(placement: str, serial: int) -> str:
+    """``<placement>.<serial in hex>``, the placement's part cut so that the name stays
+    a valid object name (253 characters) whatever the placement's length."""
+    suffix = f".{serial:x}"
+    head = placement[: NAME_MAX - len(suffix)].rstrip("-.")
+    return f"{head}{suffix}"
 
 
 def _applied(work: ManifestWork) -> dict[str, Any]:

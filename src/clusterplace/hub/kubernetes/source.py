@@ -17,6 +17,9 @@ list's resourceVersion, for each watched resource (upstream's informers).
 - The ManifestWorkReplicaSet controller's resources (MWRSs, ManifestWorks) are
   optional: on a hub that does not serve them (404 on the first list), they are not
   watched, and that is reported once; the placement controller runs as before.
+- So are AddOnPlacementScores: without them every AddOn prioritizer scores each
+  cluster 0, as upstream's does for a cluster without a score (said once). Any other
+  resource not served stops the controller, naming the CRD to install.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from clusterplace.codecs import LoadError, decode
 from clusterplace.codecs.loader import Document
 from clusterplace.codecs.sources import Source
 from clusterplace.controller import ObjectChange
+from clusterplace.errors import ClusterplaceError
 from clusterplace.hub.kubernetes.api import (
     MALFORMED,
     ApiError,
@@ -38,15 +42,42 @@ from clusterplace.hub.kubernetes.api import (
     Gone,
     HubApi,
     NotFound,
+    NotServed,
 )
-from clusterplace.hub.kubernetes.resources import DELIVERY_WATCHED, WATCHED, ApiResource
+from clusterplace.hub.kubernetes.resources import (
+    ADDON_SCORES,
+    DELIVERY_WATCHED,
+    WATCHED,
+    ApiResource,
+)
 
-__all__ = ["HubSource", "Informer", "decode_object"]
+__all__ = ["HubSource", "Informer", "MissingResource", "decode_object", "not_served"]
 
 ObjectKey = tuple[str, str | None, str]  # (kind, namespace, name)
 BACKOFF_START_S = 0.5
 BACKOFF_CAP_S = 30.0
 _SOURCE = Source("hub", "")  # errors read "hub: Placement/ns/p: spec.x: ..."
+
+
+class MissingResource(ClusterplaceError):
+    """The hub does not serve a resource the controller cannot do without."""
+
+
+def not_served(resource: ApiResource) -> MissingResource:
+    """The error for a required resource the API server does not serve: its CRD."""
+    return MissingResource(
+        f"the API server does not serve {resource}/{resource.version}: "
+        f"install OCM's {resource.kind} CRD"
+    )
+
+
+def scores_left_out(resource: ApiResource) -> str:
+    """What a hub without AddOnPlacementScores means, said once."""
+    return (
+        f"the API server does not serve {resource}/{resource.version}: every AddOn "
+        "prioritizer scores each cluster 0, as for a cluster without a score (install "
+        f"OCM's {resource.kind} CRD to have add-on scores)"
+    )
 
 
 def decode_object(raw: dict[str, Any]) -> KubeObject:
@@ -209,16 +240,19 @@ class HubSource:
         api: HubApi,
         report: Callable[[str], None],
         optional: tuple[ApiResource, ...] = DELIVERY_WATCHED,
+        scores: ApiResource = ADDON_SCORES,
     ) -> None:
         self._changes: asyncio.Queue[list[ObjectChange]] = asyncio.Queue()
         self.informers = [Informer(api, r, self._changes.put_nowait, report) for r in WATCHED]
         self.report = report
         self.optional = optional  # not served: not watched (the MWRS controller is off)
+        self.scores = scores  # not served: not watched (add-on scores are all 0)
 
     async def initial_objects(self) -> list[KubeObject]:
         """List every resource (retrying API errors with backoff, not a 403). An
         optional resource the hub does not serve (404) is left out, with the other
-        optional ones."""
+        optional ones; so are add-on scores; any other resource not served raises
+        :class:`MissingResource`."""
         for informer in list(self.informers):
             delay = BACKOFF_START_S
             while informer in self.informers:
@@ -228,12 +262,18 @@ class HubSource:
                 except Forbidden:
                     raise
                 except NotFound as err:
-                    if informer.resource not in self.optional:
-                        self.report(f"{err}; retrying in {delay:.1f} s")
-                        await asyncio.sleep(delay)
-                        delay = min(delay * 2, BACKOFF_CAP_S)
+                    if informer.resource in self.optional:
+                        self._leave_out_optional(err)
                         continue
-                    self._leave_out_optional(err)
+                    if isinstance(err, NotServed):
+                        if informer.resource != self.scores:
+                            raise not_served(informer.resource) from None
+                        self.informers.remove(informer)
+                        self.report(scores_left_out(informer.resource))
+                        continue
+                    self.report(f"{err}; retrying in {delay:.1f} s")
+                    await asyncio.sleep(delay)
+                    delay = min(delay * 2, BACKOFF_CAP_S)
                 except ApiError as err:
                     self.report(f"{err}; retrying in {delay:.1f} s")
                     await asyncio.sleep(delay)
