@@ -274,6 +274,13 @@ class DecisionWatch:
         with self.lock:
             return [t for t in self.changes if t >= start]
 
+    def snapshot(self) -> list[tuple[str, tuple[str, ...]]]:
+        """Every PlacementDecision now: (its placement, its clusters)."""
+        if self.failure:
+            raise RuntimeError(self.failure)
+        with self.lock:
+            return list(self.objects.values())
+
     def decided(self) -> dict[tuple[str, str], set[str]]:
         """Each placement's decided clusters, by (namespace, placement), where it has any."""
         out: dict[tuple[str, str], set[str]] = {}
@@ -348,8 +355,9 @@ class RealHubFigures:
     decided_placements: int = 0
     cluster_decisions: int = 0
     cold_writes: dict[str, int] = field(default_factory=dict)
-    relabel: list[tuple[float, float]] = field(default_factory=list)  # (first, last) change
-    edit: list[tuple[float, float]] = field(default_factory=list)
+    # (to the first decision change, to the last, placements synced) of each edit
+    relabel: list[tuple[float, float, int]] = field(default_factory=list)
+    edit: list[tuple[float, float, int]] = field(default_factory=list)
     unchanged: int = 0  # edits that changed no decision (should not happen)
     burst: int = 0
     burst_seconds: float = 0.0
@@ -382,6 +390,19 @@ def synced(lines: list[tuple[float, str]]) -> tuple[int, int]:
     return placements, syncs
 
 
+def _idle(controller: ReportingProcess, after: float) -> list[tuple[float, str]]:
+    """The controller's reports from its first drain after ``after`` on, once it is
+    idle: a drain reports when it ends, so a long one is waited for, not taken for
+    quiet."""
+    first = controller.next_line(after, "synced")
+    return [first, *controller.lines_until_quiet(QUIET_S)]
+
+
+def say(text: str) -> None:
+    """A progress line (a full run takes about 20 minutes)."""
+    print(f"# {text}", flush=True)
+
+
 def _measure_controller(server: Envtest, size: dict[str, int], figures: RealHubFigures) -> None:
     bodies = [o.to_dict() for o in fleets.s3_fleet(size["clusters"], size["placements"])]
     clusters = {b["metadata"]["name"]: b for b in bodies if b["kind"] == "ManagedCluster"}
@@ -395,6 +416,7 @@ def _measure_controller(server: Envtest, size: dict[str, int], figures: RealHubF
         _create(server, [json.loads(json.dumps(b)) for b in bodies])
     )
     figures.create_seconds = time.perf_counter() - start
+    say(f"fleet created: {figures.create_requests:,} requests in {figures.create_seconds:.1f} s")
 
     watch = DecisionWatch(server)
     audit = AuditWrites(server.audit_log)
@@ -415,13 +437,15 @@ def _measure_controller(server: Envtest, size: dict[str, int], figures: RealHubF
         figures.watching = at - controller.start
         controller.lines_until_quiet(QUIET_S)
         figures.all_decided = (watch.quiet(QUIET_S) or at) - controller.start
-        listing = server.get(DECISIONS) or {}
-        items = listing.get("items") or []
-        figures.decision_objects = len(items)
-        chosen = [len((i.get("status") or {}).get("decisions") or ()) for i in items]
+        # Counted from the watch (a list of thousands of objects can outlast a loaded
+        # server's time out); it holds every PlacementDecision the API has sent.
+        objects = watch.snapshot()
+        figures.decision_objects = len(objects)
+        chosen = [len(clusters) for _, clusters in objects]
         figures.decided_placements = sum(1 for n in chosen if n)
         figures.cluster_decisions = sum(chosen)
         figures.cold_writes = audit.count()
+        say(f"cold start: 'watching' after {figures.watching:.1f} s")
 
         rng = random.Random(31)
         for k in range(size["changes"]):
@@ -450,13 +474,14 @@ def _measure_controller(server: Envtest, size: dict[str, int], figures: RealHubF
             if status != 200:
                 raise RuntimeError(f"PATCH {path}: {status} {answer}")
             first = watch.wait_change(sent, 120.0)
-            controller.lines_until_quiet(QUIET_S)
+            placements_synced, _ = synced(_idle(controller, sent))
             last = watch.quiet(QUIET_S)
             if first is None:
                 figures.unchanged += 1
             else:
-                into.append((first - sent, last - sent))
+                into.append((first - sent, last - sent, placements_synced))
 
+        say(f"{size['changes']} edits measured")
         audit.count()
         decided_now = sorted({c for cs in watch.decided().values() for c in cs})
         others = sorted(set(clusters) - set(decided_now))
@@ -471,7 +496,7 @@ def _measure_controller(server: Envtest, size: dict[str, int], figures: RealHubF
             status, answer = edits.request("PATCH", path, body, MERGE)
             if status != 200:
                 raise RuntimeError(f"PATCH {path}: {status} {answer}")
-        lines = controller.lines_until_quiet(1.0)
+        lines = _idle(controller, sent)
         last = max([watch.quiet(QUIET_S), *(t for t, _ in lines)])
         figures.burst_seconds = last - sent
         figures.burst_placements, figures.burst_syncs = synced(lines)
@@ -505,6 +530,7 @@ def _measure_route(server: Envtest, size: dict[str, int], figures: RealHubFigure
         start = time.perf_counter()
         urls = server.start_members(names)
         figures.members_start = time.perf_counter() - start
+        say(f"{len(urls)} member API servers started in {figures.members_start:.1f} s")
         started = {n: _RealMember(url, _context(server)) for n, url in urls.items()}
         for member in started.values():
             status, body = member.conn.request(
@@ -530,6 +556,7 @@ def measure_real_hub(
         start = time.perf_counter()
         server.start()
         figures.server_start = time.perf_counter() - start
+        say(f"API server started in {figures.server_start:.1f} s")
         _measure_controller(server, size, figures)
         _measure_route(server, size, figures)
     finally:
@@ -542,7 +569,7 @@ def _ms(seconds: float) -> str:
 
 
 def _latency_rows(
-    name: str, what: str, shape: str, pairs: list[tuple[float, float]]
+    name: str, what: str, shape: str, pairs: list[tuple[float, float, int]]
 ) -> list[list[str]]:
     if not pairs:
         return [[name, what, shape, "no change measured", ""]]
@@ -554,7 +581,8 @@ def _latency_rows(
             what,
             shape,
             _ms(statistics.median(first)),
-            f"to the last decision change: {_ms(statistics.median(last))} ({len(pairs)} edits)",
+            f"to the last decision change: {_ms(statistics.median(last))} ({len(pairs)} edits, "
+            f"{statistics.median(p[2] for p in pairs):.0f} placements synced each)",
         ],
         [
             f"{name}-p99",
