@@ -57,6 +57,16 @@ class ReportingProcess:
             except queue.Empty:
                 return last
 
+    def lines_until_quiet(self, seconds: float) -> list[tuple[float, str]]:
+        """Every report from now on (and when it came), once none has come for
+        ``seconds``."""
+        lines = []
+        while True:
+            try:
+                lines.append(self.reports.get(timeout=seconds))
+            except queue.Empty:
+                return lines
+
     def memory(self) -> tuple[float, float]:
         """(resident MiB now, peak resident MiB)."""
         fields = {}

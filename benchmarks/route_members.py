@@ -24,13 +24,14 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import yaml
 from tests.support.cli import command
-from tests.support.members import Member, members
+from tests.support.members import members
 
 ANNOTATION = "federation.alpha.kubernetes.io/cluster-selector"
 
@@ -82,11 +83,25 @@ def _fleet(path: Path, regions: dict[str, str]) -> None:
     tmp.replace(path)
 
 
-def _names(member: Member) -> set[str]:
+class Holder(Protocol):
+    """A member cluster, as the benchmark reads it: the names of the objects it holds."""
+
+    def names(self, plural: str) -> set[str]: ...
+
+
+# Members started, and a kubeconfig with a context per member named after it.
+Servers = Callable[[list[str], Path], AbstractContextManager[tuple[Mapping[str, Holder], Path]]]
+
+
+def _names(member: Holder) -> set[str]:
     return member.names("configmaps")
 
 
-def run(member_count: int, object_count: int, relabels: int) -> dict[str, str]:
+def run(
+    member_count: int, object_count: int, relabels: int, servers: Servers = members
+) -> dict[str, str]:
+    """R1-R4 on ``member_count`` members that ``servers`` starts (API-server emulators
+    unless told otherwise)."""
     folder = Path(tempfile.mkdtemp(prefix="route-members-"))
     names = [f"m{i}" for i in range(member_count)]
     regions = {n: ("eu" if i % 2 else "us") for i, n in enumerate(names)}
@@ -103,7 +118,7 @@ def run(member_count: int, object_count: int, relabels: int) -> dict[str, str]:
     _fleet(fleet, regions)
     env = {**os.environ, "NO_COLOR": "1"}
     results: dict[str, str] = {}
-    with members(names, folder) as (started, kubeconfig):
+    with servers(names, folder) as (started, kubeconfig):
         args = ["-f", str(manifests), "--clusters", str(fleet), "--to-kubeconfig", str(kubeconfig)]
         for label in ("R1-once-cold", "R2-once-unchanged"):
             start = time.monotonic()

@@ -3,6 +3,8 @@ RBAC and admission, and records every request in its audit log."""
 
 from __future__ import annotations
 
+import subprocess
+from pathlib import Path
 from typing import Any
 
 from tests.support.envtest import RESTRICTED_TOKEN, Envtest, RealHub
@@ -40,3 +42,41 @@ def test_admission_refuses_creates_in_a_terminating_namespace(
     status, body = server.request("POST", "/api/v1/namespaces/gone/configmaps", obj)
     assert status == 403, body
     assert "being terminated" in body["message"]
+
+
+def test_a_member_is_a_cluster_of_its_own(envtest_no_kcm: Envtest, tmp_path: Path) -> None:
+    server = envtest_no_kcm
+    urls = server.start_members(["m1"])
+    kubeconfig = server.members_kubeconfig(tmp_path / "members.kubeconfig", urls)
+    obj = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "only-in-m1"}}
+    status, body = server.request(
+        "POST", "/api/v1/namespaces/default/configmaps", obj, base=urls["m1"]
+    )
+    assert status == 201, body
+    assert server.get("/api/v1/namespaces/default/configmaps/only-in-m1") is None
+    # The member's own store: no CRDs of the hub.
+    assert (
+        server.request(
+            "GET", "/apis/cluster.open-cluster-management.io/v1/managedclusters", base=urls["m1"]
+        )[0]
+        == 404
+    )
+    done = subprocess.run(
+        [
+            "kubectl",
+            "--kubeconfig",
+            str(kubeconfig),
+            "--context",
+            "m1",
+            "get",
+            "configmap",
+            "only-in-m1",
+            "-o",
+            "name",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+    assert done.stdout.strip() == "configmap/only-in-m1", done.stderr

@@ -282,40 +282,48 @@ class Envtest:
             ],
         )
 
+    def _apiserver_args(self, port: str, *, audit: bool, prefix: str | None = None) -> list[str]:
+        """kube-apiserver's command line on ``port`` (with the audit log; with the etcd
+        key ``prefix`` instead of the default one)."""
+        pki = self.pki
+        args = [
+            str(self.assets / "kube-apiserver"),
+            f"--etcd-servers={self.etcd_url}",
+            "--bind-address=127.0.0.1",
+            "--advertise-address=127.0.0.1",
+            f"--secure-port={port}",
+            f"--tls-cert-file={pki / 'apiserver.crt'}",
+            f"--tls-private-key-file={pki / 'apiserver.key'}",
+            f"--client-ca-file={pki / 'ca.crt'}",
+            f"--token-auth-file={pki / 'tokens.csv'}",
+            "--authorization-mode=RBAC",
+            "--service-account-issuer=https://kubernetes.default.svc.cluster.local",
+            f"--service-account-key-file={pki / 'sa.pub'}",
+            f"--service-account-signing-key-file={pki / 'sa.key'}",
+            "--api-audiences=https://kubernetes.default.svc.cluster.local",
+            "--service-cluster-ip-range=10.96.0.0/24",
+            "--enable-admission-plugins="
+            "NamespaceLifecycle,ServiceAccount,OwnerReferencesPermissionEnforcement",
+            "--profiling=false",
+            "--v=1",
+        ]
+        if audit:
+            args[-2:-2] = [
+                f"--audit-policy-file={pki / 'audit-policy.yaml'}",
+                f"--audit-log-path={self.audit_log}",
+                "--audit-log-maxsize=500",
+            ]
+        if prefix is not None:
+            args.append(f"--etcd-prefix={prefix}")
+        return args
+
     def start_apiserver(self) -> None:
         """Start kube-apiserver (again, after :meth:`stop_apiserver`: on its old port
         when it had one) and wait until it is ready."""
         if not self.url:
             self.url = f"https://127.0.0.1:{_free_port()}"
         port = self.url.rsplit(":", 1)[1]
-        pki = self.pki
-        self._spawn(
-            "kube-apiserver",
-            [
-                str(self.assets / "kube-apiserver"),
-                f"--etcd-servers={self.etcd_url}",
-                "--bind-address=127.0.0.1",
-                "--advertise-address=127.0.0.1",
-                f"--secure-port={port}",
-                f"--tls-cert-file={pki / 'apiserver.crt'}",
-                f"--tls-private-key-file={pki / 'apiserver.key'}",
-                f"--client-ca-file={pki / 'ca.crt'}",
-                f"--token-auth-file={pki / 'tokens.csv'}",
-                "--authorization-mode=RBAC",
-                "--service-account-issuer=https://kubernetes.default.svc.cluster.local",
-                f"--service-account-key-file={pki / 'sa.pub'}",
-                f"--service-account-signing-key-file={pki / 'sa.key'}",
-                "--api-audiences=https://kubernetes.default.svc.cluster.local",
-                "--service-cluster-ip-range=10.96.0.0/24",
-                "--enable-admission-plugins="
-                "NamespaceLifecycle,ServiceAccount,OwnerReferencesPermissionEnforcement",
-                f"--audit-policy-file={pki / 'audit-policy.yaml'}",
-                f"--audit-log-path={self.audit_log}",
-                "--audit-log-maxsize=500",
-                "--profiling=false",
-                "--v=1",
-            ],
-        )
+        self._spawn("kube-apiserver", self._apiserver_args(port, audit=True))
         deadline = time.monotonic() + STARTUP_S
         while time.monotonic() < deadline:
             proc = self.processes["kube-apiserver"]
@@ -354,8 +362,51 @@ class Envtest:
 
     def stop(self) -> None:
         """Stop everything that was started (SIGKILL: the data is a test's, thrown away)."""
-        for name in ("kube-controller-manager", "kube-apiserver", "etcd"):
+        members = [name for name in self.processes if name.startswith("member-")]
+        for name in (*members, "kube-controller-manager", "kube-apiserver", "etcd"):
             self._stop(name, signal.SIGKILL)
+
+    def start_members(self, names: list[str]) -> dict[str, str]:
+        """One more kube-apiserver per name on this server's etcd, each under its own key
+        prefix: separate clusters (each its own objects; no CRDs, no audit log, no
+        controller manager) with this server's CA and tokens, as the member clusters of
+        ``route --to-kubeconfig``. Started side by side, then waited for until each is
+        ready; their URLs by name. :meth:`stop` stops them too."""
+        urls: dict[str, str] = {}
+        for name in names:
+            port = _free_port()
+            urls[name] = f"https://127.0.0.1:{port}"
+            args = self._apiserver_args(str(port), audit=False, prefix=f"/members/{name}")
+            self._spawn(f"member-{name}", args)
+        deadline = time.monotonic() + STARTUP_S * max(1, len(names) // 2)
+        for name, url in urls.items():
+            while True:
+                if self.processes[f"member-{name}"].poll() is not None:
+                    raise RuntimeError(f"member {name} exited: {self._tail(f'member-{name}')}")
+                with contextlib.suppress(OSError, urllib.error.URLError):
+                    if self.request("GET", "/readyz", timeout=2, base=url)[1] == "ok":
+                        break
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"member {name} not ready: {self._tail(f'member-{name}')}")
+                time.sleep(0.2)
+        return urls
+
+    def members_kubeconfig(self, path: Path, urls: dict[str, str]) -> Path:
+        """A kubeconfig with a context per member (named after it), as the admin."""
+        ca = str(self.pki / "ca.crt")
+        config = {
+            "apiVersion": "v1",
+            "kind": "Config",
+            "clusters": [
+                {"name": n, "cluster": {"server": url, "certificate-authority": ca}}
+                for n, url in urls.items()
+            ],
+            "users": [{"name": "admin", "user": {"token": ADMIN_TOKEN}}],
+            "contexts": [{"name": n, "context": {"cluster": n, "user": "admin"}} for n in urls],
+            "current-context": next(iter(urls)),
+        }
+        path.write_text(yaml.safe_dump(config))
+        return path
 
     def _tail(self, name: str) -> str:
         path = self.logs / f"{name}.log"
@@ -478,11 +529,13 @@ class Envtest:
         token: str = ADMIN_TOKEN,
         content_type: str = "application/json",
         timeout: float = 30,
+        base: str | None = None,
     ) -> tuple[int, Any]:
-        """(status, decoded body) of one request as the admin (or ``token``)."""
+        """(status, decoded body) of one request as the admin (or ``token``), to this
+        server (or the one at ``base``: a member's URL)."""
         data = json.dumps(body).encode() if body is not None else None
         req = urllib.request.Request(
-            self.url + path,
+            (base or self.url) + path,
             data=data,
             method=method,
             headers={
