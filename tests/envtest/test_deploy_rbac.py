@@ -213,7 +213,7 @@ def test_the_controller_runs_under_deploys_rbac_and_uses_every_rule(
     mwrs_path = resource_path(f"{WORK}/v1alpha1", "ManifestWorkReplicaSet", "ns")
     assert server.request("POST", mwrs_path, _work_set("web", "web", "1"))[0] == 201
 
-    controller = Controller(hub, *LEASE, election=True)  # type: ignore[arg-type]
+    controller = Controller(hub, *LEASE, election=True)
     try:
         controller.wait("watching", timeout=60)
         wait_for(lambda: sorted(_works(server)) == ["c1", "c2", "c3"], 60, "three works")
@@ -345,7 +345,7 @@ def test_without_the_finalizers_rule_a_decision_is_refused(
     try:
         hub.fleet({"c1": CANARY})
         hub.placement("p")
-        controller = Controller(hub)  # type: ignore[arg-type]
+        controller = Controller(hub)
         try:
             wait_for(
                 lambda: any(

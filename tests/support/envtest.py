@@ -543,6 +543,14 @@ _VERSIONS = {
 }
 
 
+_API_VERSIONS = {
+    "Event": "events.k8s.io/v1",
+    "Lease": "coordination.k8s.io/v1",
+    "ManifestWork": "work.open-cluster-management.io/v1",
+    "ManifestWorkReplicaSet": "work.open-cluster-management.io/v1alpha1",
+}
+
+
 class RealHub:
     """The real server with :class:`tests.support.kube_hub.KubeHub` 's face: OCM objects
     written as kubectl would (namespaces created as needed), decisions and status read
@@ -645,6 +653,44 @@ class RealHub:
     def events(self, namespace: str = "ns") -> list[dict[str, Any]]:
         found = self.server.get(f"/apis/events.k8s.io/v1/namespaces/{namespace}/events")
         return list((found or {}).get("items") or [])
+
+    faults = False  # a real server: no scripted faults, no request bodies in its log
+
+    def stored(self, plural: str) -> dict[tuple[str | None, str], dict[str, Any]]:
+        """Every object of ``plural`` (a kind's plural: ``placements``, ``events``,
+        ``leases`` ...), by (namespace, name): :class:`KubeHub` 's reader."""
+        kind = next(k for k, (p, _) in _PLURALS.items() if p == plural)
+        version = _API_VERSIONS.get(kind) or f"{OCM}/{_VERSIONS[kind]}"
+        found = self.server.get(resource_path(version, kind)) or {}
+        return {
+            (obj["metadata"].get("namespace"), obj["metadata"]["name"]): obj
+            for obj in found.get("items") or ()
+        }
+
+    def watches(self) -> int:
+        """How many watches a clusterplace client holds open now (the audit log's
+        watches started and not completed)."""
+        started: set[str] = set()
+        ended: set[str] = set()
+        for entry in self.server.audit():
+            if entry.get("verb") != "watch":
+                continue
+            if not str(entry.get("userAgent", "")).startswith("clusterplace"):
+                continue
+            if entry.get("stage") == "ResponseStarted":
+                started.add(entry["auditID"])
+            elif entry.get("stage") in ("ResponseComplete", "Panic"):
+                ended.add(entry["auditID"])
+        return len(started - ended)
+
+    def controller_writes(self) -> list[tuple[str, str]]:
+        """(HTTP method, path) of every write a clusterplace client made, in order."""
+        methods = {"create": "POST", "update": "PUT", "patch": "PATCH", "delete": "DELETE"}
+        return [
+            (methods.get(entry["verb"], entry["verb"]), entry["requestURI"].split("?", 1)[0])
+            for entry in self.writes()
+            if entry.get("stage") == "ResponseComplete"
+        ]
 
     def reset(self) -> None:
         """Delete every OCM object (finalizers cleared first): the next test starts

@@ -366,7 +366,7 @@ class KubeScenarioHub(ScenarioHub):
     def start(self) -> None:
         """Start the controller and wait until it watches: it lists, then watches from
         the list's resourceVersion, so nothing made after this is missed."""
-        self.controller = KubeController(self)  # type: ignore[arg-type]
+        self.controller = KubeController(self)
         self.controller.wait_watching()
 
     def log(self) -> str:
