@@ -9,8 +9,10 @@ the ways an edge-triggered controller loses changes.
 - A watch that fails while the controller is idle stops it, naming the permission.
 - A malformed watch event is reported and skipped; the watch goes on.
 
-The Kubernetes cases run against the API emulator (tests/support/emulator.py), not a
-real API server: see the caveats in tests/hub/test_kubernetes_hub.py.
+The Kubernetes cases run against the API emulator (tests/support/emulator.py) only:
+each needs a fault a real API server cannot be made to produce on demand (a write held
+for seconds, a watch refused or ended, a malformed event, an odd list item); see
+docs/controller.md, "What the tests verify, and where".
 """
 
 from __future__ import annotations

@@ -16,6 +16,8 @@ what that folder alone uses.
 - ``envtest``: a real API server (etcd, kube-apiserver, kube-controller-manager) from
   ``KUBEBUILDER_ASSETS``, and ``RealHub``, the emulator hub's face on it.
 - ``kube_hub``: kubeconfigs, kubectl-like requests, ``controller --kubeconfig``.
+- ``scenario_hub``: upstream OCM's integration scenarios' hub, on a folder or on a real
+  API server, with the controller watching it.
 - ``explorer``: the explorer in process, and ``clusterplace serve`` as a process.
 - ``synthetic``: a fleet of any size (1,000 clusters) for the explorer at scale.
 - ``browser``: the explorer in chromium (Playwright): served in a thread, screenshots.

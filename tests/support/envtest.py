@@ -635,6 +635,14 @@ _VERSIONS = {
 }
 
 
+_API_VERSIONS = {
+    "Event": "events.k8s.io/v1",
+    "Lease": "coordination.k8s.io/v1",
+    "ManifestWork": "work.open-cluster-management.io/v1",
+    "ManifestWorkReplicaSet": "work.open-cluster-management.io/v1alpha1",
+}
+
+
 class RealHub:
     """The real server with :class:`tests.support.kube_hub.KubeHub` 's face: OCM objects
     written as kubectl would (namespaces created as needed), decisions and status read
@@ -738,6 +746,44 @@ class RealHub:
         found = self.server.get(f"/apis/events.k8s.io/v1/namespaces/{namespace}/events")
         return list((found or {}).get("items") or [])
 
+    faults = False  # a real server: no scripted faults, no request bodies in its log
+
+    def stored(self, plural: str) -> dict[tuple[str | None, str], dict[str, Any]]:
+        """Every object of ``plural`` (a kind's plural: ``placements``, ``events``,
+        ``leases`` ...), by (namespace, name): :class:`KubeHub` 's reader."""
+        kind = next(k for k, (p, _) in _PLURALS.items() if p == plural)
+        version = _API_VERSIONS.get(kind) or f"{OCM}/{_VERSIONS[kind]}"
+        found = self.server.get(resource_path(version, kind)) or {}
+        return {
+            (obj["metadata"].get("namespace"), obj["metadata"]["name"]): obj
+            for obj in found.get("items") or ()
+        }
+
+    def watches(self) -> int:
+        """How many watches a clusterplace client holds open now (the audit log's
+        watches started and not completed)."""
+        started: set[str] = set()
+        ended: set[str] = set()
+        for entry in self.server.audit():
+            if entry.get("verb") != "watch":
+                continue
+            if not str(entry.get("userAgent", "")).startswith("clusterplace"):
+                continue
+            if entry.get("stage") == "ResponseStarted":
+                started.add(entry["auditID"])
+            elif entry.get("stage") in ("ResponseComplete", "Panic"):
+                ended.add(entry["auditID"])
+        return len(started - ended)
+
+    def controller_writes(self) -> list[tuple[str, str]]:
+        """(HTTP method, path) of every write a clusterplace client made, in order."""
+        methods = {"create": "POST", "update": "PUT", "patch": "PATCH", "delete": "DELETE"}
+        return [
+            (methods.get(entry["verb"], entry["verb"]), entry["requestURI"].split("?", 1)[0])
+            for entry in self.writes()
+            if entry.get("stage") == "ResponseComplete"
+        ]
+
     def reset(self) -> None:
         """Delete every OCM object (finalizers cleared first): the next test starts
         from an empty hub. Namespaces stay (deleting one takes the controller manager
@@ -760,6 +806,17 @@ class RealHub:
                         content_type="application/merge-patch+json",
                     )
                 self.server.request("DELETE", path)
+        # The controller's Leases too: a test that leaves one held would make the next
+        # test's controller stand by for a lease duration.
+        leases = self.server.get("/apis/coordination.k8s.io/v1/leases") or {}
+        for lease in leases.get("items") or ():
+            meta = lease["metadata"]
+            if meta.get("namespace") in ("kube-system", "kube-node-lease"):
+                continue
+            self.server.request(
+                "DELETE",
+                f"/apis/coordination.k8s.io/v1/namespaces/{meta['namespace']}/leases/{meta['name']}",
+            )
         for kind, version in kinds:
             wait_for(
                 lambda kind=kind, version=version: (

@@ -59,7 +59,13 @@ def write_kubeconfig(path: Path, server: str) -> Path:
 
 
 class KubeHub:
-    """The emulator, a kubeconfig for it, and kubectl-like requests."""
+    """The emulator, a kubeconfig for it, and kubectl-like requests. ``stored``,
+    ``watches``, ``controller_writes`` and ``namespace`` are also
+    :class:`tests.support.envtest.RealHub` 's, so that one test body runs on both;
+    ``faults`` says the emulator's scripted faults (``emulator.fail_next`` ...) and the
+    request bodies of its log are there."""
+
+    faults = True
 
     def __init__(self, emulator: HubEmulator, url: str, folder: Path) -> None:
         self.emulator = emulator
@@ -136,6 +142,21 @@ class KubeHub:
     def status(self, name: str, namespace: str = "ns") -> dict[str, Any]:
         found = self.emulator.objects("placements").get((namespace, name)) or {}
         return dict(found.get("status") or {})
+
+    def namespace(self, name: str) -> None:
+        """Nothing to do: the emulator stores objects in any namespace."""
+
+    def stored(self, plural: str) -> dict[tuple[str | None, str], dict[str, Any]]:
+        """Every object of ``plural``, by (namespace, name)."""
+        return self.emulator.objects(plural)
+
+    def watches(self) -> int:
+        """How many watches are open."""
+        return self.emulator.watches()
+
+    def controller_writes(self) -> list[tuple[str, str]]:
+        """(method, path) of :meth:`writes`."""
+        return [(method, path) for method, path, _ in self.writes()]
 
     def writes(self) -> list[tuple[str, str, str]]:
         """The controller's requests that change something (not the test's own)."""
