@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import kmock
 import yaml
@@ -31,7 +31,15 @@ from tests.support.cli import CLI_ENV, command
 from tests.support.emulator import HubEmulator
 from tests.support.waiting import wait_for
 
-__all__ = ["OCM", "ApiServer", "Controller", "KubeHub", "kmock_api_server", "write_kubeconfig"]
+__all__ = [
+    "OCM",
+    "ApiServer",
+    "Controller",
+    "HubFiles",
+    "KubeHub",
+    "kmock_api_server",
+    "write_kubeconfig",
+]
 
 OCM = "cluster.open-cluster-management.io"
 _PATHS = {
@@ -152,10 +160,22 @@ class KubeHub:
         ]
 
 
-class Controller:
-    """A ``clusterplace controller --kubeconfig`` process; its stderr goes to a file."""
+class HubFiles(Protocol):
+    """Where a controller's kubeconfig is and where its log goes: a :class:`KubeHub`
+    (the emulator) or :class:`tests.support.envtest.RealHub` (a real API server)."""
 
-    def __init__(self, hub: KubeHub, *args: str, election: bool = False) -> None:
+    @property
+    def folder(self) -> Path: ...
+
+    @property
+    def kubeconfig(self) -> Path: ...
+
+
+class Controller:
+    """A ``clusterplace controller --kubeconfig`` process on the emulator's or a real
+    server's hub; its stderr goes to a file."""
+
+    def __init__(self, hub: HubFiles, *args: str, election: bool = False) -> None:
         self.log = hub.folder / f"controller-{time.monotonic_ns()}.log"
         self._log_handle = self.log.open("w")
         extra = list(args)
