@@ -55,7 +55,6 @@ from clusterplace.hub.kubernetes.api import (
 from clusterplace.hub.kubernetes.resources import ROUTE, ApiResource
 
 __all__ = [
-    "DELETE_ORDER",
     "FIELD_MANAGER",
     "INSTALL_ORDER",
     "MANAGED_BY",
@@ -126,7 +125,6 @@ INSTALL_ORDER = (
     "Ingress",
     "APIService",
 )
-DELETE_ORDER = tuple(reversed(INSTALL_ORDER))
 _RANK = {kind: rank for rank, kind in enumerate(INSTALL_ORDER)}
 CRDS = ApiResource(
     "apiextensions.k8s.io", "v1", "customresourcedefinitions", "CustomResourceDefinition", False
