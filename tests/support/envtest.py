@@ -55,6 +55,7 @@ __all__ = [
     "envtest_server",
     "resource_path",
     "start_or_skip",
+    "write_kubeconfig",
 ]
 
 ASSETS_VAR = "KUBEBUILDER_ASSETS"
@@ -827,6 +828,38 @@ class RealHub:
                 30,
                 f"every {kind} deleted",
             )
+
+
+def write_kubeconfig(path: Path, contexts: dict[str, tuple[Envtest, str]]) -> Path:
+    """A kubeconfig with a context per entry (context name -> the server and the bearer
+    token its user sends): several members on one or more real servers, each server a
+    cluster entry with its CA file, as kubectl's own kubeconfigs name them."""
+    servers: dict[str, Envtest] = {}
+    for server, _ in contexts.values():
+        servers.setdefault(server.url, server)
+    cluster_of = {url: f"server-{i}" for i, url in enumerate(servers)}
+    config = {
+        "apiVersion": "v1",
+        "kind": "Config",
+        "clusters": [
+            {
+                "name": cluster_of[url],
+                "cluster": {"server": url, "certificate-authority": str(s.pki / "ca.crt")},
+            }
+            for url, s in servers.items()
+        ],
+        "users": [
+            {"name": f"user-{name}", "user": {"token": token}}
+            for name, (_, token) in contexts.items()
+        ],
+        "contexts": [
+            {"name": name, "context": {"cluster": cluster_of[s.url], "user": f"user-{name}"}}
+            for name, (s, _) in contexts.items()
+        ],
+        "current-context": next(iter(contexts)),
+    }
+    path.write_text(yaml.safe_dump(config))
+    return path
 
 
 @contextlib.contextmanager

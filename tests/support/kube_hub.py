@@ -31,7 +31,15 @@ from tests.support.cli import CLI_ENV, command
 from tests.support.emulator import HubEmulator
 from tests.support.waiting import wait_for
 
-__all__ = ["OCM", "ApiServer", "Controller", "KubeHub", "kmock_api_server", "write_kubeconfig"]
+__all__ = [
+    "OCM",
+    "ApiServer",
+    "Controller",
+    "ControllerHub",
+    "KubeHub",
+    "kmock_api_server",
+    "write_kubeconfig",
+]
 
 OCM = "cluster.open-cluster-management.io"
 _PATHS = {

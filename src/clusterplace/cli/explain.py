@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 import click
@@ -27,6 +28,7 @@ from clusterplace.cli.explain_replicas import explain_replicas
 from clusterplace.cli.explain_rollout import explain_rollout
 from clusterplace.cli.why_not import print_why_not
 from clusterplace.errors import InputError
+from clusterplace.outputs.describe import LIVE_EVENT_HEADERS, event_rows
 from clusterplace.outputs.describe import describe as describe_text
 from clusterplace.outputs.dumpers import dump_json, dump_yaml_stream
 from clusterplace.scheduling.explain import ClusterExplanation, explanation_document
@@ -197,9 +199,12 @@ def describe_command(
     now: datetime,
     watch: bool,
 ) -> None:
-    """The placement with its computed status, decisions and the events of this run.
+    """The placement with its computed status, decisions and the events of this run
+    (with --kubeconfig: the hub's events regarding it, with their age).
 
     With -w it prints the description again each time it changes."""
+    meta = click.get_current_context().meta
+    kubeconfig = meta.get("clusterplace.kubeconfig")
 
     def render() -> None:
         result = run_schedule(filenames, recursive, now)
@@ -211,7 +216,32 @@ def describe_command(
         extra: list[tuple[str, Any]] = [("Decisions", decisions or {"<none>": ""})]
         if chosen.requeue_after is not None:
             extra.append(("Requeue After", f"{int(chosen.requeue_after.total_seconds())}s"))
+        obj = chosen.placement.to_dict()
+        if kubeconfig is not None:
+            rows = _hub_events(kubeconfig, meta.get("clusterplace.context"), obj, now)
+            click.echo(describe_text(obj, extra, rows, LIVE_EVENT_HEADERS), nl=False)
+            return
         events = [[e.type, e.reason, "placementController", e.note] for e in chosen.events]
-        click.echo(describe_text(chosen.placement.to_dict(), extra, events), nl=False)
+        click.echo(describe_text(obj, extra, events), nl=False)
 
     follow(render, watch=watch, filenames=filenames, output="text", rows=False)
+
+
+def _hub_events(
+    kubeconfig: str, context: str | None, obj: dict[str, Any], now: datetime
+) -> list[list[str]]:
+    """The Events table rows of the hub's events regarding ``obj`` (as kubectl describe
+    finds them: by kind, namespace, name and uid), oldest first."""
+    from clusterplace.hub.kubernetes.listing import list_events_regarding
+    from clusterplace.hub.kubernetes.run import KubeOptions
+
+    meta = obj.get("metadata") or {}
+    regarding = {
+        "apiVersion": str(obj.get("apiVersion") or ""),
+        "kind": str(obj.get("kind") or ""),
+        "namespace": str(meta.get("namespace") or ""),
+        "name": str(meta.get("name") or ""),
+        "uid": str(meta.get("uid") or ""),
+    }
+    options = KubeOptions(kubeconfig=Path(kubeconfig), context=context)
+    return event_rows(list_events_regarding(options, regarding), now)

@@ -1,6 +1,7 @@
 """One read of a Kubernetes hub, for read-only tools (``clusterplace serve
 --kubeconfig``): every object of the eight kinds the controller watches, decoded as the
-controller decodes them, and the placements' newest events. Requests are the explorer's
+controller decodes them, the placements' newest events, and the events regarding one
+object (``describe --kubeconfig``). Requests are the explorer's
 role (list only; deploy/explorer-rbac.yaml grants it)."""
 
 from __future__ import annotations
@@ -25,7 +26,13 @@ from clusterplace.hub.kubernetes.resources import (
 from clusterplace.hub.kubernetes.run import KubeOptions
 from clusterplace.hub.kubernetes.source import decode_object, not_served, scores_left_out
 
-__all__ = ["EVENTS_KEPT", "LIST_TIMEOUT_S", "list_hub_objects", "list_placement_events"]
+__all__ = [
+    "EVENTS_KEPT",
+    "LIST_TIMEOUT_S",
+    "list_events_regarding",
+    "list_hub_objects",
+    "list_placement_events",
+]
 
 EVENTS_KEPT = 1000  # the newest placement events one listing keeps
 EVENTS_PAGE = 500  # events per list request (a hub may hold many more than we keep)
@@ -140,7 +147,43 @@ def _about_placement(event: Any) -> bool:
     )
 
 
-async def _list_events(options: KubeOptions, keep: int) -> list[dict[str, Any]]:
+def list_events_regarding(
+    options: KubeOptions,
+    regarding: dict[str, str],
+    keep: int = EVENTS_KEPT,
+) -> list[dict[str, Any]]:
+    """The newest ``keep`` ``events.k8s.io/v1`` Events regarding one object, oldest
+    first, as ``kubectl describe`` finds an object's events: a field selector on the
+    reference's ``kind``, ``namespace``, ``name`` (and ``uid`` when ``regarding`` has
+    one: an earlier object of the same name has another), checked again here."""
+    wanted = {k: v for k, v in regarding.items() if k in _REFERENCE_FIELDS and v}
+    selector = ",".join(
+        f"regarding.{k}={v}" for k, v in sorted(wanted.items()) if k != "apiVersion"
+    )
+
+    def accept(event: dict[str, Any]) -> bool:
+        found = event.get("regarding")
+        if not isinstance(found, dict):
+            return False
+        if wanted.get("apiVersion"):
+            # Another version of the same group is the same object.
+            group = wanted["apiVersion"].rpartition("/")[0]
+            if str(found.get("apiVersion") or "").rpartition("/")[0] != group:
+                return False
+        return all(found.get(k) == v for k, v in wanted.items() if k != "apiVersion")
+
+    return asyncio.run(_list_events(options, keep, selector, accept))
+
+
+_REFERENCE_FIELDS = ("apiVersion", "kind", "namespace", "name", "uid")
+
+
+async def _list_events(
+    options: KubeOptions,
+    keep: int,
+    selector: str = "regarding.kind=Placement",
+    accept: Callable[[Any], bool] = _about_placement,
+) -> list[dict[str, Any]]:
     async with _explorer_api(options) as api:
         kept: list[tuple[tuple[str, str, str], int, dict[str, Any]]] = []  # a min-heap
         token: str | None = None
@@ -148,13 +191,13 @@ async def _list_events(options: KubeOptions, keep: int) -> list[dict[str, Any]]:
         for _ in range(EVENTS_PAGES):
             page = await api.list(
                 EVENTS,
-                field_selector="regarding.kind=Placement",
+                field_selector=selector,
                 limit=EVENTS_PAGE,
                 token=token,
                 timeout=LIST_TIMEOUT_S,
             )
             for raw in page.get("items") or ():
-                if not _about_placement(raw):
+                if not isinstance(raw, dict) or not accept(raw):
                     continue
                 event = {"apiVersion": EVENTS.api_version, "kind": EVENTS.kind, **raw}
                 entry = (_newest(event), seen, event)

@@ -13,6 +13,15 @@ ownership label :data:`MANAGED_BY` = :data:`MANAGER` and the annotation
 - An object of the same name without the label (someone else's) is never touched: a
   ``conflict`` outcome, unless ``force``. A 409 from another field manager is a
   ``conflict`` too (``force`` takes the fields over).
+- Order: a cluster's copies are applied in Helm's install order by kind (Namespaces
+  first, then the policies, accounts, configuration and storage that live in them,
+  CustomResourceDefinitions and RBAC, Services, then workloads; kinds Helm does not
+  name, custom resources among them, last, by kind name), so a first run into a
+  fresh member creates a namespace before what lives in it. Copies pruned go in the
+  reverse order. A custom resource whose CustomResourceDefinition is applied in the
+  same run waits (at most ``establish_timeout`` seconds) until the server reports the
+  definition Established; one that is not by then is refused and tried on the next
+  run. A routed kind the member does not serve (yet) has no copies there to prune.
 - Every cluster is worked on concurrently (asyncio, on a private event loop in a
   thread, as the sync engine is synchronous); an unreachable or failing member is
   tried again with a backoff, then reported ``unreachable`` (or ``failed``, or
@@ -23,6 +32,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import functools
 import threading
 from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping
@@ -46,10 +56,12 @@ from clusterplace.hub.kubernetes.resources import ROUTE, ApiResource
 
 __all__ = [
     "FIELD_MANAGER",
+    "INSTALL_ORDER",
     "MANAGED_BY",
     "MANAGER",
     "SOURCE",
     "MemberTarget",
+    "apply_rank",
     "kubeconfig_contexts",
     "observed_documents",
     "read_context_map",
@@ -74,11 +86,100 @@ CLUSTER_SCOPED = frozenset(
         "ValidatingWebhookConfiguration",
     }
 )
+# The order a cluster's copies are applied in, by kind: Helm's install order (its
+# releaseutil.InstallOrder). Namespaces come first and what lives in them after;
+# CustomResourceDefinitions come before the kinds not named here (custom resources
+# among them), which follow by kind name. Deletions go in the reverse order.
+INSTALL_ORDER = (
+    "Namespace",
+    "NetworkPolicy",
+    "ResourceQuota",
+    "LimitRange",
+    "PodSecurityPolicy",
+    "PodDisruptionBudget",
+    "ServiceAccount",
+    "Secret",
+    "ConfigMap",
+    "StorageClass",
+    "PersistentVolume",
+    "PersistentVolumeClaim",
+    "CustomResourceDefinition",
+    "ClusterRole",
+    "ClusterRoleList",
+    "ClusterRoleBinding",
+    "ClusterRoleBindingList",
+    "Role",
+    "RoleList",
+    "RoleBinding",
+    "RoleBindingList",
+    "Service",
+    "DaemonSet",
+    "Pod",
+    "ReplicationController",
+    "ReplicaSet",
+    "Deployment",
+    "HorizontalPodAutoscaler",
+    "StatefulSet",
+    "Job",
+    "CronJob",
+    "Ingress",
+    "APIService",
+)
+_RANK = {kind: rank for rank, kind in enumerate(INSTALL_ORDER)}
+CRDS = ApiResource(
+    "apiextensions.k8s.io", "v1", "customresourcedefinitions", "CustomResourceDefinition", False
+)
+CRD_KIND = ("apiextensions.k8s.io", "CustomResourceDefinition")
+ESTABLISH_TIMEOUT_S = 30.0  # how long a custom resource waits for its definition
 # What the replica planner reads from each member (as ``--observed`` holds it).
 OBSERVED_KINDS = (("apps/v1", "Deployment"), ("apps/v1", "ReplicaSet"), ("v1", "Pod"))
 
 T = TypeVar("T")
 _Key: TypeAlias = tuple[str, str, str | None, str]  # apiVersion, kind, namespace, name
+
+
+def apply_rank(kind: str) -> tuple[int, str]:
+    """Where objects of ``kind`` go in :data:`INSTALL_ORDER` (kinds it does not name
+    after those it does, by name): a sort key; deletions sort by it reversed."""
+    return (_RANK.get(kind, len(INSTALL_ORDER)), "" if kind in _RANK else kind)
+
+
+def _copy_rank(item: tuple[str, Copy]) -> tuple[tuple[int, str], str, str, str]:
+    """A copy's place among a cluster's applies: by kind, namespace, name, copy name."""
+    name, copy = item
+    meta = copy.manifest.get("metadata") or {}
+    return (
+        apply_rank(str(copy.manifest.get("kind") or "")),
+        str(meta.get("namespace") or ""),
+        str(meta.get("name") or ""),
+        name,
+    )
+
+
+def _key_rank(key: _Key) -> tuple[tuple[int, str], str, str]:
+    """A held object's place among a cluster's deletions (sorted reversed)."""
+    _, kind, namespace, name = key
+    return (apply_rank(kind), namespace or "", name)
+
+
+def _group_kind(manifest: Mapping[str, Any]) -> tuple[str, str]:
+    """The API group and kind of an object (the core group is "")."""
+    api_version = str(manifest.get("apiVersion") or "")
+    group = api_version.rpartition("/")[0]
+    return group, str(manifest.get("kind") or "")
+
+
+def _defines(crd: Mapping[str, Any]) -> tuple[tuple[str, str], str, bool] | None:
+    """What a CustomResourceDefinition defines: its group and kind, their plural and
+    whether they are namespaced (None: it names no group, kind or plural)."""
+    spec = crd.get("spec")
+    if not isinstance(spec, dict) or not isinstance(spec.get("names"), dict):
+        return None
+    group, names = spec.get("group"), spec["names"]
+    kind, plural = names.get("kind"), names.get("plural")
+    if not (isinstance(group, str) and isinstance(kind, str) and isinstance(plural, str)):
+        return None
+    return (group, kind), plural, spec.get("scope") != "Cluster"
 
 
 def kubeconfig_contexts(path: Path) -> set[str]:
@@ -133,15 +234,6 @@ class _Unreachable(ClusterplaceError):
         self.reason, self.error = reason, error
 
 
-def _identity(manifest: Mapping[str, Any]) -> tuple[ApiResource, str | None, str]:
-    kind = str(manifest.get("kind") or "")
-    meta = manifest.get("metadata") or {}
-    namespaced = kind not in CLUSTER_SCOPED
-    namespace = (str(meta.get("namespace") or "default")) if namespaced else None
-    resource = ApiResource.of(str(manifest.get("apiVersion") or ""), kind, namespaced)
-    return resource, namespace, str(meta.get("name") or "")
-
-
 def _body(copy: Copy) -> dict[str, Any]:
     """The copy as applied: its manifest with the ownership label and source annotation
     (a status is never applied)."""
@@ -171,9 +263,11 @@ class MemberTarget:
         attempts: int = 4,
         backoff: float = 0.25,
         timeout: float = 10.0,
+        establish_timeout: float = ESTABLISH_TIMEOUT_S,
         report: Callable[[str], None] = lambda _: None,
     ) -> None:
         self.kubeconfig = kubeconfig
+        self.establish_timeout = establish_timeout
         self.contexts = kubeconfig_contexts(kubeconfig)
         self.context_map = dict(context_map or {})
         self.force = force
@@ -184,6 +278,8 @@ class MemberTarget:
         self.members: dict[str, _Member] = {}
         self.status: dict[str, str] = {}  # cluster -> "converged" or why not
         self.kinds: set[tuple[str, str]] = set()  # (apiVersion, kind) routed
+        # (group, kind) -> (plural, namespaced), from the definitions routed
+        self.defined: dict[tuple[str, str], tuple[str, bool]] = {}
         self._observed: dict[str, list[dict[str, Any]]] = {}  # last read, per cluster
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
@@ -242,7 +338,33 @@ class MemberTarget:
     def route_kinds(self, manifests: Iterable[Mapping[str, Any]]) -> None:
         """Take the kinds of every manifest routed (copies of them are listed for
         pruning in every cluster, even while no cluster is selected for any)."""
-        self.kinds |= {(str(m.get("apiVersion")), str(m.get("kind"))) for m in manifests}
+        for m in manifests:
+            self._learn(m)
+            self.kinds.add((str(m.get("apiVersion")), str(m.get("kind"))))
+
+    def _learn(self, manifest: Mapping[str, Any]) -> None:
+        """A routed CustomResourceDefinition tells its custom resources' plural and scope."""
+        if _group_kind(manifest) == CRD_KIND:
+            found = _defines(manifest)
+            if found is not None:
+                self.defined[found[0]] = found[1:]
+
+    def _resource(self, api_version: str, kind: str) -> ApiResource:
+        """The resource of ``kind`` objects: as a routed definition declares it, else
+        the plural derived from the kind (namespaced unless :data:`CLUSTER_SCOPED`)."""
+        defined = self.defined.get((api_version.rpartition("/")[0], kind))
+        if defined is None:
+            return ApiResource.of(api_version, kind, kind not in CLUSTER_SCOPED)
+        plural, namespaced = defined
+        return dataclasses.replace(ApiResource.of(api_version, kind, namespaced), plural=plural)
+
+    def _identity(self, manifest: Mapping[str, Any]) -> tuple[ApiResource, str | None, str]:
+        meta = manifest.get("metadata") or {}
+        resource = self._resource(
+            str(manifest.get("apiVersion") or ""), str(manifest.get("kind") or "")
+        )
+        namespace = str(meta.get("namespace") or "default") if resource.namespaced else None
+        return resource, namespace, str(meta.get("name") or "")
 
     def context_of(self, cluster: str) -> str | None:
         """The kubeconfig context of ``cluster`` (None: there is none)."""
@@ -267,11 +389,10 @@ class MemberTarget:
         for cluster in clusters:
             self.member(cluster)
         # The kinds clusterplace routes: each cluster's owned objects of these are listed.
-        self.kinds |= {
-            (str(c.manifest.get("apiVersion")), str(c.manifest.get("kind")))
-            for copies in desired.values()
-            for c in copies.values()
-        }
+        for copies in desired.values():
+            for c in copies.values():
+                self._learn(c.manifest)
+                self.kinds.add((str(c.manifest.get("apiVersion")), str(c.manifest.get("kind"))))
 
         async def every() -> list[list[CopyOutcome]]:
             return list(
@@ -283,8 +404,10 @@ class MemberTarget:
         return [o for outcomes in self._run(every()) for o in outcomes]
 
     def apply(self, changes: Mapping[str, ClusterChanges]) -> list[CopyOutcome]:
-        for cluster in changes:
+        for cluster, change in changes.items():
             self.member(cluster)
+            for copy in change.put.values():
+                self._learn(copy.manifest)
 
         async def every() -> list[list[CopyOutcome]]:
             return list(
@@ -397,16 +520,21 @@ class MemberTarget:
             kinds = self.kinds | member.kinds
             existing: dict[_Key, dict[str, Any]] = {}
             for api_version, kind in sorted(kinds):
-                resource = ApiResource.of(api_version, kind, kind not in CLUSTER_SCOPED)
-                listing = await self._retry(
-                    member,
-                    functools.partial(
-                        api.list,
-                        resource,
-                        label_selector=f"{MANAGED_BY}={MANAGER}",
-                        timeout=self.timeout,
-                    ),
-                )
+                resource = self._resource(api_version, kind)
+                try:
+                    listing = await self._retry(
+                        member,
+                        functools.partial(
+                            api.list,
+                            resource,
+                            label_selector=f"{MANAGED_BY}={MANAGER}",
+                            timeout=self.timeout,
+                        ),
+                    )
+                except NotFound:
+                    # Not served here (yet: its definition may be among the copies):
+                    # no object of it to prune.
+                    continue
                 for item in listing.get("items") or ():
                     if isinstance(item, dict) and _owned(item):  # filtered here too
                         meta = item.get("metadata") or {}
@@ -423,17 +551,25 @@ class MemberTarget:
         outcomes: list[CopyOutcome] = []
         wanted: set[_Key] = set()
         failure: tuple[str, str] | None = None
-        for name, copy in sorted(desired.items()):
-            resource, namespace, obj_name = _identity(copy.manifest)
-            key = (resource.api_version, resource.kind, namespace, obj_name)
-            wanted.add(key)
-            outcome = await self._put(member, api, name, copy, existing.get(key))
+        for copy in desired.values():
+            resource, namespace, obj_name = self._identity(copy.manifest)
+            wanted.add((resource.api_version, resource.kind, namespace, obj_name))
+        for outcome in await self._put_in_order(member, api, desired, existing):
             if outcome.action == "refused" and outcome.reason in ("unreachable", "failed"):
                 failure = (outcome.reason, outcome.message)
             outcomes.append(outcome)
-        for key, item in sorted(existing.items(), key=lambda kv: str(kv[0])):
-            if key in wanted:
-                continue
+        # What it made and no longer routes here, in the reverse order (an object
+        # being deleted already is left to finish).
+        gone = sorted(
+            (
+                (k, v)
+                for k, v in existing.items()
+                if k not in wanted and not (v.get("metadata") or {}).get("deletionTimestamp")
+            ),
+            key=lambda kv: _key_rank(kv[0]),
+            reverse=True,
+        )
+        for key, item in gone:
             obj = str(((item.get("metadata") or {}).get("annotations") or {}).get(SOURCE) or "")
             label = "/".join(str(part) for part in key[1:] if part is not None)
             outcomes.append(await self._remove(member, api, key, label, obj))
@@ -458,15 +594,14 @@ class MemberTarget:
             api = await self._api(member)
         except (ApiError, InputError) as err:
             return self._failed(member, names, "failed", str(err))
-        outcomes: list[CopyOutcome] = []
-        for name, copy in sorted(changes.put.items()):
-            outcomes.append(await self._put(member, api, name, copy, None, known=False))
+        outcomes = await self._put_in_order(member, api, changes.put, None)
+        # Deletions in the reverse order (those not held are gone already).
+        held = {n: member.held[n][2] for n in changes.delete if n in member.held}
         for name, obj in sorted(changes.delete.items()):
-            held = member.held.get(name)
-            if held is None:
+            if name not in held:
                 outcomes.append(self._outcome("remove", member, name, obj))
-                continue
-            outcomes.append(await self._remove(member, api, held[2], name, obj))
+        for name in sorted(held, key=lambda n: (_key_rank(held[n]), n), reverse=True):
+            outcomes.append(await self._remove(member, api, held[name], name, changes.delete[name]))
         refused = [o for o in outcomes if o.action == "refused"]
         if refused:
             member.stale = True
@@ -476,6 +611,86 @@ class MemberTarget:
         else:
             self.status[member.cluster] = "converged"
         return outcomes
+
+    async def _put_in_order(
+        self,
+        member: _Member,
+        api: HubApi,
+        copies: Mapping[str, Copy],
+        existing: Mapping[_Key, dict[str, Any]] | None,
+    ) -> list[CopyOutcome]:
+        """Apply ``copies`` in :data:`INSTALL_ORDER`. ``existing``: the owned objects
+        listed (None: not listed, an incremental change). A custom resource whose
+        definition was applied in this call first waits until it is Established."""
+        outcomes: list[CopyOutcome] = []
+        defined: dict[tuple[str, str], str] = {}  # (group, kind) -> its CRD, applied here
+        unready: dict[tuple[str, str], str] = {}  # (group, kind) -> why it cannot go yet
+        for name, copy in sorted(copies.items(), key=_copy_rank):
+            group_kind = _group_kind(copy.manifest)
+            crd = defined.pop(group_kind, None)
+            if crd is not None:
+                problem = await self._until_established(member, api, crd)
+                if problem is not None:
+                    unready[group_kind] = problem
+            if group_kind in unready:
+                outcomes.append(
+                    self._outcome("refused", member, name, copy.obj, unready[group_kind], "failed")
+                )
+                continue
+            if existing is None:
+                outcome = await self._put(member, api, name, copy, None, known=False)
+            else:
+                resource, namespace, obj_name = self._identity(copy.manifest)
+                key = (resource.api_version, resource.kind, namespace, obj_name)
+                outcome = await self._put(member, api, name, copy, existing.get(key))
+            outcomes.append(outcome)
+            defines = _defines(copy.manifest) if group_kind == CRD_KIND else None
+            if defines is not None and outcome.action in ("add", "update", "unchanged"):
+                crd_name = str((copy.manifest.get("metadata") or {}).get("name") or "")
+                defined[defines[0]] = crd_name
+        return outcomes
+
+    async def _until_established(self, member: _Member, api: HubApi, name: str) -> str | None:
+        """Wait (at most ``establish_timeout`` seconds) until the server reports the
+        CustomResourceDefinition ``name`` Established; None when it does, else why its
+        custom resources cannot be applied now."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.establish_timeout
+        delay = 0.05
+        why = ""
+        while True:
+            try:
+                found = await self._retry(
+                    member, lambda: api.get(CRDS, None, name, timeout=self.timeout)
+                )
+            except _Unreachable as err:
+                return str(err.error)
+            except ApiError as err:
+                return f"CustomResourceDefinition {name}: {err}"
+            conditions = (found.get("status") or {}).get("conditions") or ()
+            state = {
+                str(c.get("type")): c for c in conditions if isinstance(c, dict) and c.get("type")
+            }
+            established = state.get("Established") or {}
+            if established.get("status") == "True":
+                return None
+            names = state.get("NamesAccepted") or {}
+            if names.get("status") == "False":
+                refused = names.get("message") or names.get("reason")
+                return (
+                    f"CustomResourceDefinition {name} has names the server refuses "
+                    f"({refused}); its objects are applied once it is Established"
+                )
+            if established.get("message"):
+                why = f" ({established['message']})"
+            if loop.time() + delay > deadline:
+                break
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 1.0)
+        return (
+            f"CustomResourceDefinition {name} is not Established after "
+            f"{self.establish_timeout:g}s{why}; its objects are applied on a later run"
+        )
 
     async def _put(
         self,
@@ -489,7 +704,7 @@ class MemberTarget:
     ) -> CopyOutcome:
         """Apply one copy. ``existing``: the owned object listed (``known``: the
         listing was made, so no owned object means none or someone else's)."""
-        resource, namespace, obj_name = _identity(copy.manifest)
+        resource, namespace, obj_name = self._identity(copy.manifest)
         body = _body(copy)
         was_held = name in member.held
         member.kinds.add((resource.api_version, resource.kind))
@@ -566,7 +781,9 @@ class MemberTarget:
         obj: str,
     ) -> CopyOutcome:
         api_version, kind, namespace, obj_name = key
-        resource = ApiResource.of(api_version, kind, namespace is not None)
+        resource = dataclasses.replace(
+            self._resource(api_version, kind), namespaced=namespace is not None
+        )
         try:
             # Only a copy with the ownership label is deleted: looked at first.
             found = await self._retry(
