@@ -15,6 +15,7 @@ what that folder alone uses.
   the faults a real server cannot be made to produce.
 - ``envtest``: a real API server (etcd, kube-apiserver, kube-controller-manager) from
   ``KUBEBUILDER_ASSETS``, and ``RealHub``, the emulator hub's face on it.
+- ``ocm_hub``: the OCM objects both Kubernetes hubs (emulated and real) write alike.
 - ``kube_hub``: kubeconfigs, kubectl-like requests, ``controller --kubeconfig``.
 - ``scenario_hub``: upstream OCM's integration scenarios' hub, on a folder or on a real
   API server, with the controller watching it.

@@ -39,6 +39,7 @@ from typing import Any
 import pytest
 import yaml
 
+from tests.support.ocm_hub import OcmObjects
 from tests.support.waiting import wait_for
 
 __all__ = [
@@ -644,7 +645,7 @@ _API_VERSIONS = {
 }
 
 
-class RealHub:
+class RealHub(OcmObjects):
     """The real server with :class:`tests.support.kube_hub.KubeHub` 's face: OCM objects
     written as kubectl would (namespaces created as needed), decisions and status read
     back, and the controller's writes read from the audit log."""
@@ -693,27 +694,6 @@ class RealHub:
     def delete(self, kind: str, name: str, namespace: str | None = None) -> None:
         status, answer = self.request("DELETE", self.path(kind, name, namespace))
         assert status in (200, 202), (kind, name, status, answer)
-
-    def cluster(self, name: str, **labels: str) -> None:
-        self.create(
-            "ManagedCluster", name, metadata={"labels": labels}, spec={"hubAcceptsClient": True}
-        )
-
-    def fleet(self, clusters: dict[str, dict[str, str]], namespace: str = "ns") -> None:
-        """Clusters, a set of all of them bound to ``namespace``."""
-        for name, labels in clusters.items():
-            self.cluster(name, **labels)
-        self.create(
-            "ManagedClusterSet",
-            "all",
-            spec={"clusterSelector": {"selectorType": "LabelSelector", "labelSelector": {}}},
-        )
-        self.create("ManagedClusterSetBinding", "all", namespace, spec={"clusterSet": "all"})
-
-    def placement(
-        self, name: str, spec: dict[str, Any] | None = None, namespace: str = "ns"
-    ) -> None:
-        self.create("Placement", name, namespace, spec=spec or {})
 
     def objects(self, kind: str, namespace: str | None = None) -> list[dict[str, Any]]:
         """The objects of ``kind`` (in ``namespace``, or everywhere)."""

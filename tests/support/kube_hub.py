@@ -29,6 +29,7 @@ import yaml
 
 from tests.support.cli import CLI_ENV, command
 from tests.support.emulator import HubEmulator
+from tests.support.ocm_hub import OcmObjects
 from tests.support.waiting import wait_for
 
 __all__ = [
@@ -66,7 +67,7 @@ def write_kubeconfig(path: Path, server: str) -> Path:
     return path
 
 
-class KubeHub:
+class KubeHub(OcmObjects):
     """The emulator, a kubeconfig for it, and kubectl-like requests. ``stored``,
     ``watches``, ``controller_writes`` and ``namespace`` are also
     :class:`tests.support.envtest.RealHub` 's, so that one test body runs on both;
@@ -117,27 +118,6 @@ class KubeHub:
     def delete(self, kind: str, name: str, namespace: str | None = None) -> None:
         status, _ = self.request("DELETE", self.path(kind, name, namespace))
         assert status == 200, (kind, name, status)
-
-    def cluster(self, name: str, **labels: str) -> None:
-        self.create(
-            "ManagedCluster", name, metadata={"labels": labels}, spec={"hubAcceptsClient": True}
-        )
-
-    def fleet(self, clusters: dict[str, dict[str, str]], namespace: str = "ns") -> None:
-        """Clusters, a set of all of them bound to ``namespace``."""
-        for name, labels in clusters.items():
-            self.cluster(name, **labels)
-        self.create(
-            "ManagedClusterSet",
-            "all",
-            spec={"clusterSelector": {"selectorType": "LabelSelector", "labelSelector": {}}},
-        )
-        self.create("ManagedClusterSetBinding", "all", namespace, spec={"clusterSet": "all"})
-
-    def placement(
-        self, name: str, spec: dict[str, Any] | None = None, namespace: str = "ns"
-    ) -> None:
-        self.create("Placement", name, namespace, spec=spec or {})
 
     def decisions(self, namespace: str = "ns") -> dict[str, list[str]]:
         """Each PlacementDecision's clusters, by name."""
