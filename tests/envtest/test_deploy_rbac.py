@@ -326,6 +326,17 @@ def test_the_controller_runs_under_deploys_rbac_and_uses_every_rule(
                 content_type="application/merge-patch+json",
             )
             assert status == 200, body
+            # Writes to the works while the controller patches them (each one a new
+            # resourceVersion): its patch, computed on the version it holds, conflicts,
+            # and it reads the work again.
+            works = _works(server).values()
+            for touch in range(10):
+                for work in works:
+                    meta = work["metadata"]
+                    path = resource_path(
+                        f"{WORK}/v1", "ManifestWork", meta["namespace"], meta["name"]
+                    )
+                    _annotate(server, path, i * 100 + touch)
             for work in _works(server).values():
                 _report(server, work)  # the agent, as the controller patches the work
             wait_for(
