@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import yaml
 
@@ -51,6 +51,14 @@ def stamp(moment: datetime) -> str:
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+class _Process(Protocol):
+    """A controller process: its log so far, and its exit code once stopped."""
+
+    def text(self) -> str: ...
+
+    def stop(self) -> int: ...
+
+
 class ScenarioHub:
     """What a scenario does to a hub and reads back; the variants below store objects."""
 
@@ -59,6 +67,7 @@ class ScenarioHub:
     def __init__(self, ns: str) -> None:
         self.ns = ns
         self._clusters = 0
+        self.controller: _Process | None = None
 
     # -- storage (each variant) ---------------------------------------------------------
 
@@ -94,13 +103,21 @@ class ScenarioHub:
     # -- the controller -----------------------------------------------------------------
 
     def start(self) -> None:
+        """Start the controller (``self.controller``) and wait until it watches."""
         raise NotImplementedError
 
     def log(self) -> str:
-        raise NotImplementedError
+        assert self.controller is not None
+        return self.controller.text()
 
     def stop(self) -> None:
-        raise NotImplementedError
+        """Stop the controller: it must exit 0, with no traceback."""
+        if self.controller is not None:
+            code = self.controller.stop()
+            text = self.controller.text()
+            self.controller = None
+            assert code == 0, text
+            assert "Traceback" not in text, text
 
     def syncs(self) -> int:
         return self.log().count("synced ")
@@ -252,7 +269,6 @@ class DirectoryScenarioHub(ScenarioHub):
         self.root = root
         self.out = root / ".clusterplace"
         root.mkdir()
-        self.controller: DirectoryController | None = None
 
     def start(self) -> None:
         """Start the controller and wait until its watch is live. It says "watching"
@@ -267,18 +283,6 @@ class DirectoryScenarioHub(ScenarioHub):
         wait_for(status.exists, 10, "the probe placement's status")
         self.delete("Placement", PROBE, PROBE)
         wait_for(lambda: not status.exists(), 10, "the probe placement's removal")
-
-    def log(self) -> str:
-        assert self.controller is not None
-        return self.controller.text()
-
-    def stop(self) -> None:
-        if self.controller is not None:
-            code = self.controller.stop()
-            text = self.controller.text()
-            self.controller = None
-            assert code == 0, text
-            assert "Traceback" not in text, text
 
     def _path(self, kind: str, name: str, namespace: str | None) -> Path:
         return self.root / f"{kind.lower()}.{namespace or '-'}.{name}.yaml"
@@ -357,7 +361,6 @@ class KubeScenarioHub(ScenarioHub):
         self.server = server
         self.folder = folder  # for the controller's log
         self.kubeconfig = server.kubeconfig
-        self.controller: KubeController | None = None
         self._namespaces: set[str] = set()
         self.namespace(ns)
 
@@ -368,18 +371,6 @@ class KubeScenarioHub(ScenarioHub):
         the list's resourceVersion, so nothing made after this is missed."""
         self.controller = KubeController(self)
         self.controller.wait_watching()
-
-    def log(self) -> str:
-        assert self.controller is not None
-        return self.controller.text()
-
-    def stop(self) -> None:
-        if self.controller is not None:
-            code = self.controller.stop()
-            text = self.controller.text()
-            self.controller = None
-            assert code == 0, text
-            assert "Traceback" not in text, text
 
     # -- storage ------------------------------------------------------------------------
 
