@@ -52,6 +52,7 @@ __all__ = [
     "RESTRICTED_USER",
     "Envtest",
     "RealHub",
+    "ensure_namespace",
     "envtest_config",
     "envtest_server",
     "resource_path",
@@ -645,6 +646,15 @@ _API_VERSIONS = {
 }
 
 
+def ensure_namespace(server: Envtest, name: str, made: set[str]) -> None:
+    """Create the namespace ``name`` unless it is in ``made`` (the ones made already)."""
+    if name in made:
+        return
+    status, body = server.request("POST", "/api/v1/namespaces", {"metadata": {"name": name}})
+    assert status in (201, 409), (name, status, body)
+    made.add(name)
+
+
 class RealHub(OcmObjects):
     """The real server with :class:`tests.support.kube_hub.KubeHub` 's face: OCM objects
     written as kubectl would (namespaces created as needed), decisions and status read
@@ -669,13 +679,7 @@ class RealHub(OcmObjects):
 
     def namespace(self, name: str) -> None:
         """Create the namespace ``name`` unless this hub made it already."""
-        if name in self._namespaces:
-            return
-        status, body = self.server.request(
-            "POST", "/api/v1/namespaces", {"metadata": {"name": name}}
-        )
-        assert status in (201, 409), (name, status, body)
-        self._namespaces.add(name)
+        ensure_namespace(self.server, name, self._namespaces)
 
     def create(self, kind: str, name: str, namespace: str | None = None, **body: Any) -> None:
         _, namespaced = _PLURALS[kind]

@@ -24,7 +24,7 @@ from typing import Any, Protocol
 import yaml
 
 from tests.support.directory_hub import Controller as DirectoryController
-from tests.support.envtest import Envtest, resource_path
+from tests.support.envtest import Envtest, ensure_namespace, resource_path
 from tests.support.kube_hub import Controller as KubeController
 from tests.support.waiting import wait_for
 
@@ -375,13 +375,7 @@ class KubeScenarioHub(ScenarioHub):
     # -- storage ------------------------------------------------------------------------
 
     def namespace(self, name: str) -> None:
-        if name in self._namespaces:
-            return
-        status, body = self.server.request(
-            "POST", "/api/v1/namespaces", {"metadata": {"name": name}}
-        )
-        assert status in (201, 409), (name, status, body)
-        self._namespaces.add(name)
+        ensure_namespace(self.server, name, self._namespaces)
 
     def _path(self, kind: str, name: str | None = None, namespace: str | None = None) -> str:
         return resource_path(f"{OCM}/{_VERSIONS[kind]}", kind, namespace, name)
