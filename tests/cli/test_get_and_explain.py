@@ -83,8 +83,11 @@ def test_a_terminating_cluster_is_marked(run, tmp_path):
         "metadata: {name: going, deletionTimestamp: '2026-11-20T00:00:00Z'}\n"
         "spec: {hubAcceptsClient: true}\n"
     )
-    result = run("get", "clusters", "-f", str(fleet))
-    assert result.stdout.splitlines()[1].split()[:2] == ["going", "Terminating"]
+    # The default table is OCM's printer columns (no status of ours); -o wide has STATUS.
+    result = run("get", "clusters", "-f", str(fleet), "-o", "wide")
+    header, row = result.stdout.splitlines()
+    at = header.index("STATUS")
+    assert row[at:].split()[0] == "Terminating"
 
 
 def test_explain_refuses_unknown_clusters_and_contradictory_filters(run):

@@ -13,8 +13,11 @@ from clusterplace.cli._common import (
     filename_options,
     namespace_option,
     output_option,
+    parse_selector_option,
     print_table,
+    selector_option,
 )
+from clusterplace.cli._listing import nothing_found
 from clusterplace.cli._resources import MANAGED_CLUSTERS, ResourceGroup
 from clusterplace.cli._schedule_run import (
     check_decisions,
@@ -31,6 +34,7 @@ from clusterplace.errors import InputError
 from clusterplace.outputs.describe import LIVE_EVENT_HEADERS, event_rows
 from clusterplace.outputs.describe import describe as describe_text
 from clusterplace.outputs.dumpers import dump_json, dump_yaml_stream
+from clusterplace.scheduling import PlacementResult
 from clusterplace.scheduling.explain import ClusterExplanation, explanation_document
 from clusterplace.scheduling.explain import explain as explain_placement
 
@@ -186,29 +190,36 @@ def describe() -> None:
 
 
 @describe.command("placement")
-@click.argument("name")
-@namespace_option("The placement's namespace.")
+@click.argument("names", nargs=-1, metavar="[NAME]...")
+@namespace_option("The placements' namespace.")
+@click.option(
+    "-A", "--all-namespaces", is_flag=True, help="Describe placements of every namespace."
+)
+@selector_option("Label selector on the placements (when no name is given).")
 @filename_options("Fleet files or directories.", hub=True)
 @now_option
 @watch_option
 def describe_command(
-    name: str,
+    names: tuple[str, ...],
     namespace: str,
+    all_namespaces: bool,
+    selector: str,
     filenames: tuple[str, ...],
     recursive: bool,
     now: datetime,
     watch: bool,
 ) -> None:
-    """The placement with its computed status, decisions and the events of this run
-    (with --kubeconfig: the hub's events regarding it, with their age).
+    """Placements with their computed status, decisions and the events of this run
+    (with --kubeconfig: the hub's events regarding each, with their age). Without a
+    name, every placement of the namespace (-A: of every namespace) that -l selects,
+    as kubectl describe does.
 
-    With -w it prints the description again each time it changes."""
+    With -w it prints the descriptions again each time they change."""
     meta = click.get_current_context().meta
     kubeconfig = meta.get("clusterplace.kubeconfig")
+    chosen_selector = parse_selector_option("-l/--selector", selector)
 
-    def render() -> None:
-        result = run_schedule(filenames, recursive, now)
-        chosen = pick(result, name, namespace)
+    def one(chosen: PlacementResult) -> str:
         decisions = {
             pd.name: [d.cluster_name for d in pd.status.decisions] or ["<none>"]
             for pd in chosen.decisions
@@ -219,10 +230,29 @@ def describe_command(
         obj = chosen.placement.to_dict()
         if kubeconfig is not None:
             rows = _hub_events(kubeconfig, meta.get("clusterplace.context"), obj, now)
-            click.echo(describe_text(obj, extra, rows, LIVE_EVENT_HEADERS), nl=False)
-            return
+            return describe_text(obj, extra, rows, LIVE_EVENT_HEADERS)
         events = [[e.type, e.reason, "placementController", e.note] for e in chosen.events]
-        click.echo(describe_text(obj, extra, events), nl=False)
+        return describe_text(obj, extra, events)
+
+    def render() -> None:
+        result = run_schedule(filenames, recursive, now)
+        if names:
+            chosen = [pick(result, name, namespace) for name in dict.fromkeys(names)]
+        else:
+            chosen = sorted(
+                (
+                    r
+                    for r in result.placements
+                    if (all_namespaces or r.placement.namespace == namespace)
+                    and chosen_selector.matches(r.placement.labels)
+                ),
+                key=lambda r: (r.placement.namespace, r.placement.name),
+            )
+            if not chosen:
+                click.echo(nothing_found(namespace, all_namespaces), err=True)
+                return
+        # As kubectl: descriptions one after another, two blank lines between them.
+        click.echo("\n\n".join(one(r) for r in chosen), nl=False)
 
     follow(render, watch=watch, filenames=filenames, output="text", rows=False)
 

@@ -14,9 +14,21 @@ from clusterplace.cli._common import (
     parse_selector_option,
     selector_option,
 )
-from clusterplace.cli._listing import names_argument, show, show_labels_option
+from clusterplace.cli._listing import (
+    View,
+    age_column,
+    cluster_scoped_namespace_options,
+    listing_options,
+    names_argument,
+    now,
+    parse_field_selector_option,
+    register_view,
+    show,
+    show_labels_option,
+)
 from clusterplace.cli._resources import RESOURCES, ResourceGroup, resource_named
 from clusterplace.cli._watch import follow, watch_option
+from clusterplace.cli.get_many import get_many, is_many
 from clusterplace.cli.get_others import OTHER_COMMANDS
 from clusterplace.cli.get_placements import get_placement_decisions, get_placements
 from clusterplace.labels import Selector
@@ -68,15 +80,32 @@ def _claims(cluster: ManagedCluster) -> str:
     return ",".join(f"{k}={v}" for k, v in sorted(cluster.claims.items())) or "<none>"
 
 
-COLUMNS = [
+def _condition_status(cluster: ManagedCluster, kind: str) -> str:
+    for condition in (cluster.status.conditions if cluster.status else None) or []:
+        if condition.type == kind:
+            return condition.status
+    return ""
+
+
+def _first_url(cluster: ManagedCluster) -> str:
+    configs = cluster.spec.managed_cluster_client_configs or []
+    return configs[0].url if configs else ""
+
+
+# The printer columns of OCM's ManagedCluster CRD, as kubectl shows them from a hub: a
+# missing value is an empty cell, and of several URLs the first is shown.
+OCM_COLUMNS: Columns = [
     ("NAME", lambda c: c.name),
-    ("STATUS", _status),
-    ("LABELS", lambda c: _labels(c, everything=False)),
-    ("CLAIMS", lambda c: str(len(c.claims))),
-    ("TAINTS", lambda c: str(len(c.taints))),
-    ("CPU", lambda c: _resource(c, "allocatable", "cpu")),
-    ("MEMORY", lambda c: _resource(c, "allocatable", "memory")),
+    ("HUB ACCEPTED", lambda c: "true" if c.spec.hub_accepts_client else "false"),
+    ("MANAGED CLUSTER URLS", _first_url),
+    ("JOINED", lambda c: _condition_status(c, "ManagedClusterJoined")),
+    ("AVAILABLE", lambda c: _condition_status(c, "ManagedClusterConditionAvailable")),
 ]
+
+
+def table_columns() -> Columns:
+    """The default table: OCM's printer columns, AGE counted from now."""
+    return [*OCM_COLUMNS, age_column(now())]
 
 
 def wide_columns(fleet: Fleet) -> Columns:
@@ -96,7 +125,7 @@ def wide_columns(fleet: Fleet) -> Columns:
             found.append(f"{label} (no such set)")
         return ",".join(found) or "<none>"
 
-    return [("NAME", lambda c: c.name), ("STATUS", _status), ("CLUSTERSETS", member_of), *_WIDE]
+    return [*table_columns(), ("STATUS", _status), ("CLUSTERSETS", member_of), *_WIDE]
 
 
 _WIDE: Columns = [
@@ -117,17 +146,30 @@ _WIDE: Columns = [
 
 
 def _cluster_columns(fleet: Fleet) -> tuple[Columns, Columns]:
-    return COLUMNS, wide_columns(fleet)
+    return table_columns(), wide_columns(fleet)
+
+
+class _GetGroup(ResourceGroup):
+    """``get``: one kind goes to its subcommand; several kinds (``a,b``), kind/name
+    arguments and ``all`` go to the command that prints several kinds."""
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        if args and not args[0].startswith("-") and is_many(args[0]):
+            return args[0], get_many, args
+        return super().resolve_command(ctx, args)
 
 
 @click.group(
-    cls=ResourceGroup,
+    cls=_GetGroup,
     kinds={r.plural: r.plural for r in RESOURCES},
     subcommand_metavar="KIND [NAME]... [OPTIONS]",
 )
 def get() -> None:
     """Display objects of a fleet: get KIND [NAME]..., KIND as kubectl takes it
-    (plural, singular, short name, Kind, or any of these with .GROUP)."""
+    (plural, singular, short name, Kind, or any of these with .GROUP); several kinds
+    as KIND,KIND, objects as KIND/NAME, or every kind as all."""
 
 
 @get.command("managedclusters")
@@ -141,7 +183,9 @@ def get() -> None:
 )
 @output_option()
 @show_labels_option
+@listing_options
 @watch_option
+@cluster_scoped_namespace_options
 def get_clusters(
     names: tuple[str, ...],
     filenames: tuple[str, ...],
@@ -150,10 +194,16 @@ def get_clusters(
     claims: str,
     output: str,
     show_labels: bool,
+    sort_by: str,
+    label_columns: tuple[str, ...],
+    field_selector: str,
     watch: bool,
+    ignored_namespace: str | None,
+    ignored_all_namespaces: bool,
 ) -> None:
     """List the ManagedClusters whose labels (and claims) match (also: clusters, mcl)."""
     parse_selector_option("-l/--selector", selector)  # a typo is reported before reading
+    parse_field_selector_option(field_selector)
     claim_selector = parse_selector_option("--claims", claims)
 
     def render() -> None:
@@ -169,11 +219,22 @@ def get_clusters(
             columns=table,
             wide=wide,
             show_labels=show_labels,
+            sort_by=sort_by,
+            label_keys=label_columns,
+            field_selector=field_selector,
         )
 
     follow(render, watch=watch, filenames=filenames, output=output)
 
 
+register_view(
+    View(
+        resource_named("managedclusters"),
+        lambda fleet: list(fleet.clusters.values()),
+        _cluster_columns,
+    )
+)
+get.add_command(get_many)
 get.add_command(get_placements)
 get.add_command(get_placement_decisions)
 for _command in OTHER_COMMANDS:

@@ -1,6 +1,7 @@
 """``clusterplace get`` for ManagedClusterSets, ManagedClusterSetBindings,
 AddOnPlacementScores, ManifestWorkReplicaSets and ManifestWorks: as the input (or the
-directory hub) has them, with columns like the CRDs' printer columns."""
+directory hub) has them, with columns like the CRDs' printer columns, and AGE where
+kubectl shows one."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from clusterplace.api import (
 )
 from clusterplace.api.base import Condition, format_time
 from clusterplace.api.work import MWRS_LABEL, ManifestWork, ManifestWorkReplicaSet
-from clusterplace.cli._listing import get_command
+from clusterplace.cli._listing import age_column, get_command, now
 from clusterplace.cli._resources import resource_named
 from clusterplace.labels import Selector
 from clusterplace.outputs.printers import Columns
@@ -63,6 +64,7 @@ def _set_columns(fleet: Fleet) -> tuple[Columns, Columns]:
         ("NAME", lambda s: s.name),
         ("SELECTOR-TYPE", lambda s: s.spec.cluster_selector.selector_type),
         ("CLUSTERS", lambda s: str(len(members.get(s.name, [])))),
+        age_column(now()),
     ]
     wide: Columns = [
         *table,
@@ -83,6 +85,7 @@ def _binding_columns(fleet: Fleet) -> tuple[Columns, Columns]:
         ("NAME", lambda b: b.name),
         ("CLUSTERSET", lambda b: b.spec.cluster_set),
         ("BOUND", bound),
+        age_column(now()),
     ]
     wide: Columns = [
         *table,
@@ -106,6 +109,7 @@ def _score_columns(_fleet: Fleet) -> tuple[Columns, Columns]:
         ("NAME", lambda s: s.name),
         ("SCORES", _scores),
         ("VALID-UNTIL", _valid_until),
+        age_column(now()),
     ]
     return table, table
 
@@ -158,6 +162,7 @@ def _work_columns(_fleet: Fleet) -> tuple[Columns, Columns]:
         ("APPLIED", _work_condition("Applied")),
         ("AVAILABLE", _work_condition("Available")),
         ("MANIFESTS", lambda w: str(len(w.spec.workload.manifests))),
+        age_column(now()),
     ]
     wide: Columns = [
         *table,

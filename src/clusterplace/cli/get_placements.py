@@ -12,7 +12,7 @@ from clusterplace.api.placement import (
     PLACEMENT_LABEL,
     decision_group_label,
 )
-from clusterplace.cli._listing import get_command
+from clusterplace.cli._listing import age_column, get_command, now
 from clusterplace.cli._resources import resource_named
 from clusterplace.outputs.printers import Columns
 from clusterplace.scheduling import schedule
@@ -76,6 +76,11 @@ DECISION_WIDE: Columns = [
 ]
 
 
+def _with_age(table: Columns, wide: Columns) -> tuple[Columns, Columns]:
+    age = age_column(now())
+    return [*table, age], [*table, age, *wide[len(table) :]]
+
+
 def scheduled_fleet(fleet: Fleet, now: datetime) -> Fleet:
     """The fleet as a hub would have it after scheduling every placement."""
     result = schedule(fleet, now=now)
@@ -100,6 +105,6 @@ get_placement_decisions = get_command(
     resource_named("placementdecisions"),
     "List PlacementDecisions of the input (or, with --schedule, a hub's).",
     lambda fleet: list(fleet.decisions.values()),
-    lambda _fleet: (DECISION_COLUMNS, DECISION_WIDE),
+    lambda _fleet: _with_age(DECISION_COLUMNS, DECISION_WIDE),
     scheduled=scheduled_fleet,
 )

@@ -48,9 +48,13 @@ def print_objects(
     ``show_labels`` adds a LABELS column of every label (or makes the one the table has
     show every label)."""
     if fmt == "yaml":
-        if not objects:  # kubectl: an empty List, never nothing at all
-            return dump_yaml_stream([as_json_list([])])
-        return dump_yaml_stream([o.to_dict() for o in objects])
+        # As kubectl: one object asked for by name prints as itself, anything else as a
+        # List (an empty one when nothing matched), the shape -o json gives.
+        if single and len(objects) == 1:
+            return dump_yaml_stream([objects[0].to_dict()])
+        listed = as_json_list([o.to_dict() for o in objects])
+        # kubectl's YAML sorts a List's keys: items before kind.
+        return dump_yaml_stream([{key: listed[key] for key in sorted(listed)}])
     data = [o.to_dict() for o in objects] if fmt == "json" or is_template(fmt) else []
     if fmt == "json":
         return dump_json(data[0] if single and len(data) == 1 else as_json_list(data))
