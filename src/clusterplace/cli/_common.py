@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
+from click.shell_completion import CompletionItem
 
 from clusterplace.api import Fleet
 from clusterplace.api.base import parse_time
@@ -139,6 +140,15 @@ class OutputFormat(_StrParamType):
 
     def get_metavar(self, param: click.Parameter, ctx: click.Context | None = None) -> str:
         return "FORMAT"
+
+    def shell_complete(
+        self, ctx: click.Context, param: click.Parameter, incomplete: str
+    ) -> list[CompletionItem]:
+        return [
+            CompletionItem(name.partition("=")[0] + ("=" if "=" in name else ""))
+            for name in OUTPUT_NAMES
+            if name.startswith(incomplete)
+        ]
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
         try:

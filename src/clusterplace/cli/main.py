@@ -23,6 +23,10 @@ EXIT_INPUT_ERROR = 1
 COMMANDS = {
     # name: (where the command lives, its one-line help): `clusterplace --help` lists
     # the commands from here, so that listing them imports none of them.
+    "completion": (
+        "clusterplace.cli.completion:completion",
+        "Print a shell completion script (bash, zsh, fish).",
+    ),
     "controller": (
         "clusterplace.cli.controller:controller",
         "Keep PlacementDecisions and Placement status current.",
