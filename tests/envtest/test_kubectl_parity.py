@@ -10,6 +10,7 @@ import re
 import shutil
 import subprocess
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
 import yaml
@@ -35,7 +36,7 @@ def hub(realhub: RealHub) -> Iterator[RealHub]:
     """Four clusters (numbers that sort differently as text), one with two URLs and
     conditions, a set bound to ``ns`` and two placements there."""
     for name, (labels, lease) in CLUSTERS.items():
-        spec = {"hubAcceptsClient": name != "c10", "leaseDurationSeconds": lease}
+        spec: dict[str, Any] = {"hubAcceptsClient": name != "c10", "leaseDurationSeconds": lease}
         if name == "c1":
             spec["managedClusterClientConfigs"] = [
                 {"url": "https://c1-a.example:6443"},
