@@ -224,3 +224,67 @@ def test_describe_without_a_name_describes_every_placement(hub: RealHub, run: Ru
     empty = _ours(run, hub, "describe", "placements", "-n", "nowhere")
     assert empty.code == 0
     assert empty.stderr == _kubectl(hub, "describe", "placements", "-n", "nowhere").stderr
+
+
+GO_TEMPLATES = [
+    '{{range .items}}{{.metadata.name}}{{"\\n"}}{{end}}',
+    "{{range $i, $c := .items}}{{$i}}:{{$c.metadata.name}}="
+    "{{$c.spec.leaseDurationSeconds}} {{end}}",
+    "{{range .items}}{{.metadata.labels.env}}|{{.metadata.labels.nope}}|{{end}}",
+    '{{range .items}}{{if eq .metadata.name "c2"}}two{{else if .spec.hubAcceptsClient}}yes'
+    "{{else}}no{{end}},{{end}}",
+    '{{len .items}} {{printf "%s has %v" (index .items 0).metadata.name '
+    "(index .items 0).spec.leaseDurationSeconds}}",
+    '{{range .items}}{{range $k, $v := .metadata.labels}}{{$k}}={{$v}};{{end}}{{"\\n"}}{{end}}',
+    "{{- range .items }}\n{{ .metadata.name }}\n{{- end }}",
+    "{{(index .items 0).metadata.labels}} {{(index .items 0).spec}}",
+    "{{range .items}}{{with .spec.managedClusterClientConfigs}}{{(index . 0).url}}{{end}}{{end}}",
+    '{{range .items}}{{print .spec.leaseDurationSeconds " " .spec.hubAcceptsClient}} {{end}}',
+    '{{range .items}}{{exists . "spec" "managedClusterClientConfigs"}} {{end}}',
+    "{{range .items}}{{if and .spec.hubAcceptsClient (gt .spec.leaseDurationSeconds 60)}}"
+    "{{.metadata.name}} {{end}}{{end}}",
+    '{{range .items}}{{if eq .metadata.name "c20"}}{{break}}{{end}}{{.metadata.name}} {{end}}',
+    '{{printf "%d" (len .items)}} {{printf "%5.1f|%-4s|%q" 2.25 "ab" "q\\"x"}}',
+    '{{range .items}}{{.metadata.name | printf "%q"}} {{end}}',
+    '{{html "<a & \'b\'>"}} {{urlquery "a b&c"}}',
+    '{{index (index .items 0).metadata.labels "env"}} {{slice "abcdef" 1 3}}',
+    '{{not true}} {{or "" "x"}} {{and 1.0 0.0}} {{println "end" 1}}',
+    "{{range .items}}{{$n := .metadata.name}}{{$n}}{{end}}",
+    "{{/* a comment */}}{{range .items}}{{.nope.deeper}}{{end}}",
+    '{{range .items}}{{printf "%s %d %v" .metadata.name .spec.leaseDurationSeconds 3}} {{end}}',
+]
+
+
+def test_go_templates_print_what_kubectl_prints(hub: RealHub, run: Run) -> None:
+    # A large whole number: an integer for Kubernetes' JSON decoding, never 1e+06.
+    hub.patch("ManagedCluster", "c20", {"spec": {"leaseDurationSeconds": 1000000}})
+    wrong = []
+    for template in GO_TEMPLATES:
+        args = ["get", "managedclusters", "-o", f"go-template={template}"]
+        theirs = _kubectl(hub, *args)
+        ours = _ours(run, hub, *args)
+        assert theirs.returncode == 0, (template, theirs.stderr)
+        if ours.code != 0 or ours.stdout != theirs.stdout:
+            wrong.append((template, theirs.stdout, ours.stdout, ours.stderr))
+    assert wrong == []
+
+
+@pytest.mark.parametrize(
+    ("template", "message"),
+    [
+        ("{{eq (index .items 0).spec.leaseDurationSeconds 60.0}}", "incompatible types"),
+        ("{{.items.x}}", "can't evaluate field x"),
+        ("{{range .items}}", "unexpected EOF"),
+        ("{{nofunc 1}}", 'function "nofunc" not defined'),
+    ],
+)
+def test_go_template_errors_where_kubectl_errs(
+    hub: RealHub, run: Run, template: str, message: str
+) -> None:
+    args = ["get", "managedclusters", "-o", f"go-template={template}"]
+    theirs = _kubectl(hub, *args)
+    ours = _ours(run, hub, *args)
+    assert theirs.returncode != 0 and ours.code != 0
+    assert message in theirs.stderr
+    assert message in ours.stderr
+    assert "Traceback" not in ours.stderr

@@ -253,6 +253,8 @@ def test_every_format_is_listed() -> None:
         "jsonpath-file",
         "custom-columns",
         "custom-columns-file",
+        "go-template",
+        "go-template-file",
     }
 
 

@@ -29,6 +29,7 @@ from clusterplace.labels import SelectorError
 from clusterplace.labels.fields import FieldSelector, parse_field_selector
 from clusterplace.outputs import print_objects
 from clusterplace.outputs.describe import human_age
+from clusterplace.outputs.formats import is_template
 from clusterplace.outputs.printers import Columns
 from clusterplace.outputs.sorting import sort_order
 
@@ -272,7 +273,7 @@ def show(
         label_keys=label_keys,
         namespace_column=all_namespaces and namespace is not None,
     )
-    if chosen or output in ("yaml", "json") or output.startswith(("jsonpath=", "custom-")):
+    if chosen or output in ("yaml", "json") or is_template(output):
         text = print_objects(
             chosen,
             output,

@@ -24,7 +24,7 @@ from clusterplace.cli._schedule_run import (
 )
 from clusterplace.collector import collector_paused
 from clusterplace.outputs.dumpers import dump_yaml_stream
-from clusterplace.outputs.formats import object_name
+from clusterplace.outputs.formats import is_template, object_name
 from clusterplace.outputs.printers import as_json_list
 from clusterplace.outputs.serialize import dump_json_list, dump_yaml_documents
 from clusterplace.scheduling import PlacementResult
@@ -110,7 +110,7 @@ def schedule_command(
     result = run_schedule(filenames, recursive, now)
     placements = result.placements
     refused, problems = refused_decisions(placements)
-    if output == "name" or output.startswith(("jsonpath=", "custom-columns=")):
+    if output == "name" or is_template(output):
         objects = _objects(placements, refused)
         emit_template_or_name(
             output,

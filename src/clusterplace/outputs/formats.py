@@ -1,9 +1,9 @@
 """The ``-o`` formats every command shares, and the two that take a template.
 
 ``table``, ``wide``, ``yaml``, ``json`` and ``name`` are plain names;
-``jsonpath=TEMPLATE`` and ``custom-columns=SPEC`` carry their template, and
-``jsonpath-file=FILE`` and ``custom-columns-file=FILE`` are read into those two forms,
-so a command only ever sees a plain name, ``jsonpath=...`` or ``custom-columns=...``.
+``jsonpath=TEMPLATE``, ``custom-columns=SPEC`` and ``go-template=TEMPLATE`` carry their
+template, and the ``-file=FILE`` forms are read into those, so a command only ever sees
+a plain name, ``jsonpath=...``, ``custom-columns=...`` or ``go-template=...``.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from clusterplace.outputs.errors import TemplateError
 
 if TYPE_CHECKING:  # imported when a template is used: jsonpath-ng costs 25 ms to load
     from clusterplace.outputs.custom_columns import Column
+    from clusterplace.outputs.gotemplate import GoTemplate
     from clusterplace.outputs.jsonpath import JsonPathTemplate
 
 __all__ = [
@@ -30,7 +31,16 @@ __all__ = [
 ]
 
 FORMATS = ("table", "wide", "yaml", "json", "name")
-TEMPLATED = ("jsonpath", "jsonpath-file", "custom-columns", "custom-columns-file")
+TEMPLATED = (
+    "jsonpath",
+    "jsonpath-file",
+    "custom-columns",
+    "custom-columns-file",
+    "go-template",
+    "go-template-file",
+    "template",
+    "templatefile",
+)
 # What -h lists: every format, the templated ones with what they take.
 OUTPUT_NAMES = (
     *FORMATS,
@@ -38,8 +48,12 @@ OUTPUT_NAMES = (
     "jsonpath-file=FILE",
     "custom-columns=SPEC",
     "custom-columns-file=FILE",
+    "go-template=TEMPLATE",
+    "go-template-file=FILE",
 )
-_ALIASES = {"text": "table"}  # the older name of explain replicas' and rollout's default
+# The older name of explain replicas' and rollout's default, and kubectl's other names
+# for go-template.
+_ALIASES = {"text": "table", "template": "go-template", "templatefile": "go-template-file"}
 
 
 def _read(path: str) -> str:
@@ -64,6 +78,8 @@ def normalize_output(value: str) -> str:
         raise TemplateError(f"unknown output format {value!r}")
     if name == "jsonpath-file":
         name, argument = "jsonpath", _read(argument)
+    elif name == "go-template-file":
+        name, argument = "go-template", _read(argument)
     elif name == "custom-columns-file":
         from clusterplace.outputs.custom_columns import parse_custom_columns_file
 
@@ -72,8 +88,12 @@ def normalize_output(value: str) -> str:
         _template(argument)
     elif name == "custom-columns":
         _columns(argument)
+    elif name == "go-template":
+        _go_template(argument)
     else:
-        raise TemplateError(f"{name} takes no value (only jsonpath and custom-columns do)")
+        raise TemplateError(
+            f"{name} takes no value (only jsonpath, custom-columns and go-template do)"
+        )
     return f"{name}={argument}"
 
 
@@ -95,9 +115,16 @@ def _columns(spec: str) -> tuple[Column, ...]:
     return tuple(parse_custom_columns(spec))
 
 
+@lru_cache(maxsize=16)
+def _go_template(text: str) -> GoTemplate:
+    from clusterplace.outputs.gotemplate import GoTemplate
+
+    return GoTemplate.parse(text)
+
+
 def is_template(output: str) -> bool:
     """Whether ``output`` (as :func:`normalize_output` returns it) carries a template."""
-    return output.startswith(("jsonpath=", "custom-columns="))
+    return output.startswith(("jsonpath=", "custom-columns=", "go-template="))
 
 
 def render_template(
@@ -112,6 +139,8 @@ def render_template(
     name, _, argument = output.partition("=")
     if name == "jsonpath":
         return _template(argument).render(document)
+    if name == "go-template":
+        return _go_template(argument).render(document)
     from clusterplace.outputs.custom_columns import render_columns
 
     return render_columns(_columns(argument), rows, no_headers=no_headers)
