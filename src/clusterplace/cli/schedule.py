@@ -92,12 +92,24 @@ def _objects(results: list[PlacementResult], refused: set[str]) -> list[dict[str
 @now_option
 @output_option()
 @click.option(
+    "--settle",
+    "settled",
+    is_flag=True,
+    help="Print where 'controller --once' settles (placements coupled by Balance or Steady "
+    "synced again until no sync writes), not one pass.",
+)
+@click.option(
     "--fail-unsatisfied",
     is_flag=True,
     help=f"Exit {EXIT_UNSATISFIED} when any placement is not satisfied (for CI gates).",
 )
 def schedule_command(
-    filenames: tuple[str, ...], recursive: bool, now: datetime, output: str, fail_unsatisfied: bool
+    filenames: tuple[str, ...],
+    recursive: bool,
+    now: datetime,
+    output: str,
+    settled: bool,
+    fail_unsatisfied: bool,
 ) -> None:
     """Schedule every Placement as an OCM hub would, and print the results.
 
@@ -107,7 +119,7 @@ def schedule_command(
     A decision the API server would refuse (a name or label too long) is left out and
     reported as an error (exit 1), as ``kubectl apply`` fails that object alone.
     """
-    result = run_schedule(filenames, recursive, now)
+    result = run_schedule(filenames, recursive, now, settled=settled)
     placements = result.placements
     refused, problems = refused_decisions(placements)
     if output == "name" or is_template(output):

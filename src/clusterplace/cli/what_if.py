@@ -14,11 +14,13 @@ from clusterplace.cli._common import (
     now_option,
     output_option,
     print_table,
+    warn,
 )
 from clusterplace.cli._resources import PLACEMENTS
 from clusterplace.outputs.dumpers import dump_json, dump_yaml_stream
 from clusterplace.scheduling import IncrementalSchedule, parse_edits, what_if
 from clusterplace.scheduling.hypothetical import Group, PlacementDiff
+from clusterplace.scheduling.settle import may_move
 
 __all__ = ["what_if_command"]
 
@@ -60,6 +62,12 @@ def what_if_command(
         raise click.UsageError("give at least one --set or --unset")
     run = IncrementalSchedule(load(filenames, recursive), now=now)
     answer = what_if(run, edits)
+    if may_move(run.result):
+        warn(
+            "this compares one pass of each side, as schedule does; placements coupled by "
+            "Balance or Steady may settle elsewhere under the controller (schedule --settle "
+            "shows where)"
+        )
     data = {"apiVersion": "clusterplace.io/v1alpha1", "kind": "WhatIf", **answer.to_dict()}
     if patch:
         data["patches"] = answer.patches()

@@ -23,6 +23,7 @@ from clusterplace.scheduling.incremental import ChangeReport, IncrementalSchedul
 from clusterplace.scheduling.live import LiveFleet, Reach, differences
 from clusterplace.scheduling.results import PlacementResult, ScheduleResult
 from clusterplace.scheduling.scheduler import schedule, schedule_one
+from clusterplace.scheduling.settle import Settled, settle
 from clusterplace.scheduling.snapshot import Snapshot
 
 __all__ = [
@@ -41,6 +42,7 @@ __all__ = [
     "Reach",
     "ScheduleResult",
     "SetSelectorError",
+    "Settled",
     "Snapshot",
     "Status",
     "Suggestion",
@@ -55,6 +57,7 @@ __all__ = [
     "parse_edits",
     "schedule",
     "schedule_one",
+    "settle",
     "sync_record",
     "what_if",
     "why_not",
