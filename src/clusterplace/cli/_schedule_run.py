@@ -8,6 +8,7 @@ from datetime import datetime
 from clusterplace.api import Placement, PlacementDecision
 from clusterplace.api.placement import DECISION_GROUP_NAME_LABEL
 from clusterplace.cli._common import load, now_option, warn
+from clusterplace.cli._progress import progress
 from clusterplace.errors import InputError, InputErrors, Location, shorten
 from clusterplace.scheduling import PlacementResult, ScheduleResult, schedule, settle
 from clusterplace.scheduling.decisions import decision_errors
@@ -21,27 +22,33 @@ def run_schedule(
 ) -> ScheduleResult:
     """Schedule the input: one pass (``schedule``'s answer), or with ``settled`` where
     ``controller --once`` settles. One pass says so on stderr when the controller would
-    settle elsewhere (placements coupled by Balance or Steady)."""
-    fleet = load(filenames, recursive)
-    if settled:
-        done = settle(fleet, now=now)
-        for namespace, name in done.unsettled:
-            warn(
-                f"{namespace}/{name} did not settle: each of its last {SETTLE_LIMIT} syncs "
-                "wrote again; its last sync is shown"
-            )
-        result = done.result
-    else:
-        result = schedule(fleet, now=now)
-        if may_move(result):
-            moved = differs_after_settling(result, settle(fleet, now=now).result)
-            if moved:
-                names = ", ".join(f"{ns}/{n}" for ns, n in moved)
+    settle elsewhere (placements coupled by Balance or Steady). On a terminal, a bar
+    shows how far it is."""
+    with progress("reading the fleet") as bar:
+        fleet = load(filenames, recursive)
+        total = len(fleet.placements)
+        if settled:
+            bar.phase("settling placements (syncs)")
+            done = settle(fleet, now=now, progress=bar.update)
+            for namespace, name in done.unsettled:
                 warn(
-                    f"this is one pass; the controller re-syncs placements coupled "
-                    f"by Balance or Steady and settles {names} elsewhere (--settle shows "
-                    "where)"
+                    f"{namespace}/{name} did not settle: each of its last {SETTLE_LIMIT} "
+                    "syncs wrote again; its last sync is shown"
                 )
+            result = done.result
+        else:
+            bar.phase("scheduling placements", total=total)
+            result = schedule(fleet, now=now, progress=bar.update)
+            if may_move(result):
+                bar.phase("checking where the controller settles")
+                moved = differs_after_settling(result, settle(fleet, now=now).result)
+                if moved:
+                    names = ", ".join(f"{ns}/{n}" for ns, n in moved)
+                    warn(
+                        f"this is one pass; the controller re-syncs placements coupled "
+                        f"by Balance or Steady and settles {names} elsewhere (--settle "
+                        "shows where)"
+                    )
     errors = [r for r in result.placements if r.error]
     if errors:
         raise InputErrors([InputError(r.error or "", None) for r in errors])

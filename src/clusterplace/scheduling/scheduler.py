@@ -6,7 +6,7 @@ PlacementDecisions of the input as updated by the placements before it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from functools import partial
 
@@ -38,11 +38,20 @@ from clusterplace.scheduling.snapshot import Snapshot
 __all__ = ["PlacementResult", "ScheduleResult", "schedule", "schedule_one"]
 
 
-def schedule(source: Fleet | Iterable[KubeObject], now: datetime | None = None) -> ScheduleResult:
+_PROGRESS_EVERY = 64  # placements between two progress reports
+
+
+def schedule(
+    source: Fleet | Iterable[KubeObject],
+    now: datetime | None = None,
+    *,
+    progress: Callable[[int], None] | None = None,
+) -> ScheduleResult:
     """Schedule every Placement in ``source`` (a :class:`Fleet` or typed objects).
 
     ``now`` (default: the current time) drives tolerationSeconds, score expiry and
-    requeue times. Nothing in ``source`` is modified.
+    requeue times. Nothing in ``source`` is modified. ``progress`` is told how many
+    placements are done, now and then (for a progress bar).
     """
     fleet = source if isinstance(source, Fleet) else Fleet.of(source)
     moment = now or datetime.now(UTC)
@@ -56,6 +65,8 @@ def schedule(source: Fleet | Iterable[KubeObject], now: datetime | None = None) 
             if result.outcome is not None:  # it was scheduled: later placements see it
                 snapshot.decisions.replace(*key, result.decisions)
             results.append(result)
+            if progress is not None and len(results) % _PROGRESS_EVERY == 0:
+                progress(len(results))
     return ScheduleResult(results, snapshot)
 
 

@@ -14,7 +14,7 @@ each writing again is left, and named).
 from __future__ import annotations
 
 from collections import Counter, deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -62,9 +62,14 @@ def _writes(before: Placement, owned: list[PlacementDecision], result: Placement
 
 
 def settle(
-    source: Fleet | Iterable[KubeObject], now: datetime | None = None, limit: int = SETTLE_LIMIT
+    source: Fleet | Iterable[KubeObject],
+    now: datetime | None = None,
+    limit: int = SETTLE_LIMIT,
+    *,
+    progress: Callable[[int], None] | None = None,
 ) -> Settled:
-    """Sync every placement as ``controller --once`` does, until no sync would write."""
+    """Sync every placement as ``controller --once`` does, until no sync would write.
+    ``progress`` is told how many syncs are done, now and then."""
     fleet = source if isinstance(source, Fleet) else Fleet.of(source)
     moment = now or datetime.now(UTC)
     if moment.tzinfo is None:
@@ -90,6 +95,8 @@ def settle(
             owned = snapshot.decisions.owned(*key)
             result = schedule_one(snapshot, before, moment)
             syncs += 1
+            if progress is not None and syncs % 64 == 0:
+                progress(syncs)
             last[key] = result
             if not _writes(before, owned, result):
                 continue
