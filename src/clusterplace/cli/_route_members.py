@@ -23,7 +23,11 @@ from clusterplace.outputs import format_table
 if TYPE_CHECKING:
     from clusterplace.hub.kubernetes.members import MemberTarget
 
-__all__ = ["RESULTS", "cluster_results", "route_to_members"]
+__all__ = ["RESULTS", "WATCH_PATIENCE_S", "cluster_results", "route_to_members"]
+
+# How long a change set under --watch waits for the members before it goes on (a
+# member still working is reported slow, and its outcomes come with a later one).
+WATCH_PATIENCE_S = 2.0
 
 # The columns of the per-cluster results, and the outcome actions each counts.
 RESULTS = {
@@ -38,7 +42,7 @@ def cluster_results(
     outcomes: Iterable[CopyOutcome], clusters: Iterable[str], status: dict[str, str]
 ) -> list[list[str]]:
     """A row per cluster: its counts per result and its state (converged, conflict,
-    unreachable, forbidden, failed, no-context)."""
+    unreachable, forbidden, failed, no-context, slow)."""
     counts: dict[str, dict[str, int]] = {c: dict.fromkeys(RESULTS, 0) for c in clusters}
     for o in outcomes:
         per = counts.setdefault(o.cluster, dict.fromkeys(RESULTS, 0))
@@ -65,6 +69,7 @@ def route_to_members(
     force: bool,
     watch: bool,
     log: Callable[[str], None],
+    member_timeout: float = 30.0,
 ) -> int:
     """Route once (or watch) into the member clusters; the exit code (0: every cluster
     converged)."""
@@ -94,6 +99,7 @@ def route_to_members(
             division,
             force,
             log,
+            member_timeout,
         )
     fleet = load(cluster_files, recursive)
     labels = {name: cluster.labels for name, cluster in fleet.clusters.items()}
@@ -108,7 +114,9 @@ def route_to_members(
         empty_fleet="no ManagedCluster found in the --clusters input; nothing is routed, "
         "and nothing in the member clusters is removed",
     )
-    target = MemberTarget(kubeconfig, context_map=context_map, force=force, report=log)
+    target = MemberTarget(
+        kubeconfig, context_map=context_map, force=force, deadline=member_timeout, report=log
+    )
     target.open()
     try:
         for cluster in sorted(labels):
@@ -149,11 +157,19 @@ def _watch(
     division: str,
     force: bool,
     log: Callable[[str], None],
+    member_timeout: float,
 ) -> int:
     from clusterplace.fedsync import WatchOptions, run_route_watch
     from clusterplace.hub.kubernetes.members import MemberTarget
 
-    target = MemberTarget(kubeconfig, context_map=context_map, force=force, report=log)
+    target = MemberTarget(
+        kubeconfig,
+        context_map=context_map,
+        force=force,
+        deadline=member_timeout,
+        patience=WATCH_PATIENCE_S,
+        report=log,
+    )
 
     def observe(clusters: Iterable[str]) -> dict[str, dict[Hashable, Document]]:
         return _observed(target, clusters)

@@ -26,6 +26,14 @@ ownership label :data:`MANAGED_BY` = :data:`MANAGER` and the annotation
   thread, as the sync engine is synchronous); an unreachable or failing member is
   tried again with a backoff, then reported ``unreachable`` (or ``failed``, or
   ``forbidden`` for a 403), and the next call converges it again; the others go on.
+- Members are independent: each has its own worker (one round of work at a time),
+  its own backoff, a connect timeout and a timeout per request, and a deadline per
+  round (``deadline`` seconds, after which the round is cancelled and the member
+  reported ``unreachable``). A call waits for the members at most ``patience``
+  seconds (None: until each finished or passed its deadline); a member still working
+  then goes on in the background (``slow``, since the moment its round started), its
+  outcomes are returned by a later call, and a newer state for it is coalesced into
+  one converge once it answers. :meth:`MemberTarget.close` cancels every round.
 """
 
 from __future__ import annotations
@@ -35,8 +43,10 @@ import contextlib
 import dataclasses
 import functools
 import threading
+import time
 from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeAlias, TypeVar
 
@@ -131,6 +141,7 @@ CRDS = ApiResource(
 )
 CRD_KIND = ("apiextensions.k8s.io", "CustomResourceDefinition")
 ESTABLISH_TIMEOUT_S = 30.0  # how long a custom resource waits for its definition
+DEADLINE_S = 30.0  # how long one member's round may take before it is cancelled
 # What the replica planner reads from each member (as ``--observed`` holds it).
 OBSERVED_KINDS = (("apps/v1", "Deployment"), ("apps/v1", "ReplicaSet"), ("v1", "Pod"))
 
@@ -226,6 +237,16 @@ class _Member:
     # copy name -> (text, source object, identity in the cluster)
     held: dict[str, tuple[str, str, _Key]] = field(default_factory=dict)
     kinds: set[tuple[str, str]] = field(default_factory=set)  # (apiVersion, kind) applied
+    task: asyncio.Task[list[CopyOutcome]] | None = None  # the round in progress
+    since: float = 0.0  # when it started (wall clock)
+    wants: dict[str, str] | None = None  # the copies (name -> text) a converge round makes
+    missed: bool = False  # a newer state came while it worked: converge it once it answers
+    told_slow: bool = False  # reported slow (once per round)
+    reading: asyncio.Task[list[dict[str, Any]] | None] | None = None  # observe in progress
+
+    @property
+    def busy(self) -> bool:
+        return self.task is not None and not self.task.done()
 
 
 class _Unreachable(ClusterplaceError):
@@ -263,10 +284,17 @@ class MemberTarget:
         attempts: int = 4,
         backoff: float = 0.25,
         timeout: float = 10.0,
+        connect_timeout: float = 5.0,
+        deadline: float = DEADLINE_S,
+        patience: float | None = None,
         establish_timeout: float = ESTABLISH_TIMEOUT_S,
         report: Callable[[str], None] = lambda _: None,
     ) -> None:
         self.kubeconfig = kubeconfig
+        self.connect_timeout = connect_timeout
+        self.deadline = deadline
+        self.patience = patience
+        self._late: list[CopyOutcome] = []  # outcomes of rounds that finished after a call
         self.establish_timeout = establish_timeout
         self.contexts = kubeconfig_contexts(kubeconfig)
         self.context_map = dict(context_map or {})
@@ -292,7 +320,11 @@ class MemberTarget:
 
     @property
     def needs_converge(self) -> bool:
-        return any(m.stale for m in self.members.values())
+        return bool(self._late) or any(m.stale or m.missed or m.busy for m in self.members.values())
+
+    def slow(self) -> dict[str, float]:
+        """The members working on a round now, and since when (wall-clock seconds)."""
+        return {m.cluster: m.since for m in self.members.values() if m.busy}
 
     def open(self) -> None:
         if self._loop is not None:
@@ -316,17 +348,30 @@ class MemberTarget:
             return
 
         async def shut() -> None:
+            # Every round and read in progress is cancelled: stopping never waits for
+            # a member that does not answer.
+            tasks = [
+                t
+                for m in self.members.values()
+                for t in (m.task, m.reading)
+                if t is not None and not t.done()
+            ]
+            for task in tasks:
+                task.cancel()
+            if tasks:
+                await asyncio.wait(tasks, timeout=2)
             for member in self.members.values():
                 if member.api is not None:
                     with contextlib.suppress(Exception):
-                        await member.api.api_client.close()
+                        await asyncio.wait_for(member.api.api_client.close(), 2)
 
         with contextlib.suppress(Exception):
-            asyncio.run_coroutine_threadsafe(shut(), loop).result(10)
+            asyncio.run_coroutine_threadsafe(shut(), loop).result(6)
         loop.call_soon_threadsafe(loop.stop)
         if self._thread is not None:
-            self._thread.join(10)
-        loop.close()
+            self._thread.join(5)
+        if not loop.is_running():
+            loop.close()
         self._loop = None
 
     def _run(self, call: Coroutine[Any, Any, T]) -> T:
@@ -394,14 +439,21 @@ class MemberTarget:
                 self._learn(c.manifest)
                 self.kinds.add((str(c.manifest.get("apiVersion")), str(c.manifest.get("kind"))))
 
-        async def every() -> list[list[CopyOutcome]]:
-            return list(
-                await asyncio.gather(
-                    *(self._converge_one(self.members[c], desired.get(c, {})) for c in clusters)
-                )
+        rounds: dict[str, tuple[Callable[[], Awaitable[list[CopyOutcome]]], dict[str, str]]] = {}
+        for cluster in sorted(clusters):
+            member, copies = self.members[cluster], desired.get(cluster, {})
+            wants = {name: copy.text for name, copy in copies.items()}
+            if member.busy:
+                if member.wants != wants:
+                    member.missed = True  # converged again once this round is over
+                self._slow(member, {})
+                continue
+            member.wants = wants
+            rounds[cluster] = (
+                functools.partial(self._converge_one, member, copies),
+                {name: copy.obj for name, copy in copies.items()},
             )
-
-        return [o for outcomes in self._run(every()) for o in outcomes]
+        return self._run(self._rounds(rounds))
 
     def apply(self, changes: Mapping[str, ClusterChanges]) -> list[CopyOutcome]:
         for cluster, change in changes.items():
@@ -409,14 +461,93 @@ class MemberTarget:
             for copy in change.put.values():
                 self._learn(copy.manifest)
 
-        async def every() -> list[list[CopyOutcome]]:
-            return list(
-                await asyncio.gather(
-                    *(self._apply_one(self.members[c], ch) for c, ch in changes.items())
-                )
+        rounds: dict[str, tuple[Callable[[], Awaitable[list[CopyOutcome]]], dict[str, str]]] = {}
+        outcomes: list[CopyOutcome] = []
+        for cluster, change in sorted(changes.items()):
+            member = self.members[cluster]
+            names = {**{n: c.obj for n, c in change.put.items()}, **change.delete}
+            if member.busy:
+                # Still working on an earlier round: this change waits for it, and the
+                # member is converged once it answers.
+                member.missed = True
+                outcomes += self._slow(member, names)
+                continue
+            member.wants = None
+            rounds[cluster] = (functools.partial(self._apply_one, member, change), names)
+        return outcomes + self._run(self._rounds(rounds))
+
+    # -- each member's rounds ---------------------------------------------------------
+
+    async def _rounds(
+        self,
+        rounds: Mapping[str, tuple[Callable[[], Awaitable[list[CopyOutcome]]], dict[str, str]]],
+    ) -> list[CopyOutcome]:
+        """Start a round per member (each its own task, bounded by ``deadline``); wait
+        for them at most ``patience`` seconds. Returns the outcomes of the rounds done
+        by then, and of those that finished since the last call."""
+        started: list[_Member] = []
+        for cluster, (work, names) in rounds.items():
+            member = self.members[cluster]
+            member.missed = False
+            member.told_slow = False
+            member.since = time.time()
+            member.task = asyncio.ensure_future(self._bounded(member, work, names))
+            member.task.add_done_callback(functools.partial(self._finished, member))
+            started.append(member)
+        pending = [m.task for m in started if m.task is not None]
+        if pending:
+            await asyncio.wait(pending, timeout=self.patience)
+        outcomes, self._late = self._late, []
+        for member in started:
+            task = member.task
+            if task is not None and task.done():
+                member.task = None
+                if not task.cancelled():
+                    outcomes += task.result()
+            else:
+                outcomes += self._slow(member, {})
+        return outcomes
+
+    def _finished(self, member: _Member, task: asyncio.Task[list[CopyOutcome]]) -> None:
+        """A round done after its call returned: its outcomes go with the next call."""
+        if member.task is task and member.told_slow and not task.cancelled():
+            member.task = None
+            self._late += task.result()
+
+    async def _bounded(
+        self,
+        member: _Member,
+        work: Callable[[], Awaitable[list[CopyOutcome]]],
+        names: Mapping[str, str],
+    ) -> list[CopyOutcome]:
+        """One member's round, cancelled after ``deadline`` seconds."""
+        try:
+            async with asyncio.timeout(self.deadline):
+                return await work()
+        except TimeoutError:
+            return self._failed(
+                member,
+                names,
+                "unreachable",
+                f"no answer within {self.deadline:g} s (working since {_clock(member.since)}); "
+                "the other members were not held up; tried again on the next run",
             )
 
-        return [o for outcomes in self._run(every()) for o in outcomes]
+    def _slow(self, member: _Member, names: Mapping[str, str]) -> list[CopyOutcome]:
+        """A member still working on a round: said once per round, and what waits."""
+        message = (
+            f"slow: no answer since {_clock(member.since)}; the other members go on, and "
+            "this one is converged once it answers"
+        )
+        self.status[member.cluster] = message
+        outcomes = [
+            self._outcome("refused", member, name, obj, message, "slow")
+            for name, obj in sorted(names.items())
+        ]
+        if not member.told_slow:
+            member.told_slow = True
+            self.report(f"warning: cluster {member.cluster!r}: {message}")
+        return outcomes
 
     # -- observed state -------------------------------------------------------------
 
@@ -430,26 +561,37 @@ class MemberTarget:
 
         async def one(member: _Member) -> list[dict[str, Any]] | None:
             try:
-                api = await self._api(member)
-                items: list[dict[str, Any]] = []
-                for api_version, kind in OBSERVED_KINDS:
-                    resource = ApiResource.of(api_version, kind)
-                    # Not retried: a member that cannot be read keeps its last state.
-                    listing = await api.list(resource, timeout=self.timeout)
-                    for item in listing.get("items") or ():
-                        if isinstance(item, dict):
-                            items.append({"apiVersion": api_version, "kind": kind, **item})
+                async with asyncio.timeout(self.deadline):
+                    api = await self._api(member)
+                    items: list[dict[str, Any]] = []
+                    for api_version, kind in OBSERVED_KINDS:
+                        resource = ApiResource.of(api_version, kind)
+                        # Not retried: a member that cannot be read keeps its last state.
+                        listing = await api.list(resource, timeout=self.timeout)
+                        for item in listing.get("items") or ():
+                            if isinstance(item, dict):
+                                items.append({"apiVersion": api_version, "kind": kind, **item})
+                self._observed[member.cluster] = items
                 return items
-            except (ApiError, InputError):
-                return self._observed.get(member.cluster)
+            except (ApiError, InputError, TimeoutError):
+                return None
 
-        async def every() -> list[list[dict[str, Any]] | None]:
-            return list(await asyncio.gather(*(one(self.members[c]) for c in names)))
+        async def every() -> None:
+            # A member still being read from an earlier call is not read again.
+            reads = []
+            for cluster in names:
+                member = self.members[cluster]
+                if member.context is None:
+                    continue
+                if member.reading is None or member.reading.done():
+                    member.reading = asyncio.ensure_future(one(member))
+                reads.append(member.reading)
+            if reads:
+                await asyncio.wait(reads, timeout=self.patience)
 
-        found = self._run(every())
-        result = {c: items for c, items in zip(names, found, strict=True) if items is not None}
-        self._observed.update(result)
-        return result
+        self._run(every())
+        # What was last read of each (a member not read yet, or not now: its last state).
+        return {c: self._observed[c] for c in names if c in self._observed}
 
     # -- per cluster ----------------------------------------------------------------
 
@@ -459,6 +601,7 @@ class MemberTarget:
                 raise InputError(f"no context for cluster {member.cluster!r}")
             client = await connect(self.kubeconfig, member.context)
             member.api = HubApi(client, ROUTE)
+            member.api.connect_timeout = self.connect_timeout
         return member.api
 
     async def _retry(self, member: _Member, request: Callable[[], Awaitable[T]]) -> T:
@@ -813,6 +956,11 @@ class MemberTarget:
             return self._outcome("refused", member, name, obj, str(err), "failed")
         member.held.pop(name, None)
         return self._outcome("remove", member, name, obj or _where(resource, namespace, obj_name))
+
+
+def _clock(moment: float) -> str:
+    """A wall-clock moment as the reports give it (UTC, to the second)."""
+    return datetime.fromtimestamp(moment, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _where(resource: ApiResource, namespace: str | None, name: str) -> str:
