@@ -39,7 +39,10 @@ def setup(tmp_path: Path, envtest: Envtest, hanging: HangingServer) -> Iterator[
     config["clusters"].append(
         {
             "name": "hanging",
-            "cluster": {"server": hanging.url, "certificate-authority": str(envtest.pki / "ca.crt")},
+            "cluster": {
+                "server": hanging.url,
+                "certificate-authority": str(envtest.pki / "ca.crt"),
+            },
         }
     )
     config["users"].append({"name": "user-h", "user": {"token": ADMIN_TOKEN}})

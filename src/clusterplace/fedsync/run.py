@@ -5,7 +5,9 @@ The inputs (``-f`` files and folders, ``--clusters``, ``--observed``) are watche
 deleted by hand comes back and one edited by hand is reported (and kept, as ``route``
 keeps it). Every change set is computed by :class:`~.engine.RouteSync` and written in
 one transaction; a line per change set is reported. The output folder's lock is held
-from start to stop. SIGTERM and SIGINT stop the watch after the change set in progress.
+from start to stop; if the folder is deleted (or replaced) meanwhile, the watch stops
+with an error at its next step, before it would write again, as its lock went with the
+folder. SIGTERM and SIGINT stop the watch after the change set in progress.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from clusterplace.fedsync.engine import RouteSync, summary
 from clusterplace.fedsync.folder import FolderTarget
 from clusterplace.fedsync.inputs import InputState, RouteInputs
 from clusterplace.fedsync.target import Target
-from clusterplace.outputs.lock import FolderBusyError
+from clusterplace.outputs.lock import FolderBusyError, FolderLostError
 from clusterplace.safepath import real_path
 from clusterplace.watch import SETTLE_S
 
@@ -421,6 +423,8 @@ class _Session:
     def _step(self, changed: bool, outputs: set[tuple[str, str]], *, started: bool = False) -> None:
         """Take the changes of the inputs (and the copies to look at again), and write
         what they change."""
+        if self.folder is not None:
+            self.folder.check_held()  # raises once the locked folder is gone
         held = self._hold()
         snapshot = None
         if held is None and (changed or started or self.held is not None):
@@ -455,6 +459,8 @@ class _Session:
                 raise  # as route refuses: a file it did not write is in the way
             self._failed(err)
             return
+        except FolderLostError:
+            raise  # its lock is gone with it: never write on without one
         except ClusterplaceError as err:
             self._failed(err)
             return
