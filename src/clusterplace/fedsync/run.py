@@ -21,6 +21,7 @@ from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from clusterplace import stopping
 from clusterplace.codecs import Document
 from clusterplace.errors import ClusterplaceError, InputError, InputErrors, Location
 from clusterplace.fedsync.engine import RouteSync, summary
@@ -110,6 +111,9 @@ async def _watch(
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, stop.set)
+    if stopping.requested():  # a SIGTERM came while it was starting
+        report("stopped")
+        return
     target: Target = options.target or FolderTarget(options.out_dir, force=options.force)
     try:
         if not await _take(target, options.lock_timeout, stop, report):
@@ -122,6 +126,7 @@ async def _watch(
         for signum in (signal.SIGTERM, signal.SIGINT):
             with contextlib.suppress(Exception):
                 loop.remove_signal_handler(signum)
+        stopping.resume()
 
 
 async def _take(target: Target, timeout: float, stop: asyncio.Event, report: Report) -> bool:
