@@ -76,14 +76,16 @@ from kmock._internal import parsing as kmock_parsing
 __all__ = ["HubEmulator", "serve"]
 
 
-def _namespace_aware(parse: Callable[[str], Any]) -> Callable[[str], Any]:
+def _namespace_aware(
+    parse: Callable[[str], kmock_parsing.ParsedPath],
+) -> Callable[[str], kmock_parsing.ParsedPath]:
     """kmock 0.8 reads ``/api/v1/namespaces[/NAME]`` as the start of a namespaced path
     (a 500 for the list, and NAME taken for a namespace): Namespaces are objects of the
     cluster-scoped resource ``namespaces``; only ``namespaces/NS/PLURAL...`` is a path
     in a namespace (``namespaces/NAME/status`` and ``/finalize`` are the Namespace's
     own subresources)."""
 
-    def parsed(path: str) -> Any:
+    def parsed(path: str) -> kmock_parsing.ParsedPath:
         parts = path.strip("/").split("/")
         core = parts[:2] == ["api", "v1"]
         rest = parts[2:] if core else parts[3:] if parts[:1] == ["apis"] else []
@@ -97,12 +99,12 @@ def _namespace_aware(parse: Callable[[str], Any]) -> Callable[[str], Any]:
             return kmock_parsing.ParsedPath("", "v1", "namespaces", None, name, sub)
         return parse(path)
 
+    parsed.namespace_aware = True  # type: ignore[attr-defined]
     return parsed
 
 
 if not getattr(kmock_parsing.parse_path, "namespace_aware", False):
     kmock_parsing.parse_path = _namespace_aware(kmock_parsing.parse_path)
-    kmock_parsing.parse_path.namespace_aware = True  # type: ignore[attr-defined]
 
 ObjKey = tuple[str, str, str | None, str]  # (group/version, plural, namespace, name)
 
