@@ -104,7 +104,7 @@ def _namespace_aware(
 
 
 if not getattr(kmock_parsing.parse_path, "namespace_aware", False):
-    kmock_parsing.parse_path = _namespace_aware(kmock_parsing.parse_path)
+    setattr(kmock_parsing, "parse_path", _namespace_aware(kmock_parsing.parse_path))  # noqa: B010
 
 ObjKey = tuple[str, str, str | None, str]  # (group/version, plural, namespace, name)
 
