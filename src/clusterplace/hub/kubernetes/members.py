@@ -3,15 +3,24 @@
 
 Each ManagedCluster's copies go to the kubeconfig context named after it (or the one
 ``--context-map`` names), by server-side apply with the field manager
-:data:`FIELD_MANAGER` (``force`` only with ``--force``). Every copy carries the
-ownership label :data:`MANAGED_BY` = :data:`MANAGER` and the annotation
-:data:`SOURCE` naming its federated object (``Kind/namespace/name``).
+:data:`FIELD_MANAGER` (``force`` only with ``--force``). Every copy carries the label
+:data:`MANAGED_BY` = :data:`MANAGER`, the annotation :data:`SOURCE` naming its
+federated object (``Kind/namespace/name``), and the label :data:`PART_OF` naming the
+route's set (an :class:`ApplySet`, as kubectl's ApplySets do it).
 
-- Pruning: only objects with the ownership label are deleted (a NotFound being
-  success); the owned copies of a cluster are found by a label-selector list of each
-  kind clusterplace routes (the kinds of the desired copies and of those it applied).
-- An object of the same name without the label (someone else's) is never touched: a
-  ``conflict`` outcome, unless ``force``. A 409 from another field manager is a
+- The set: a parent object in each member (a ConfigMap, :class:`ApplySet`) carries the
+  set's id label :data:`APPLYSET_ID`, the tooling annotation :data:`TOOLING` and the
+  kinds the set holds there (:data:`GROUP_KINDS`, and :data:`KINDS` with their
+  versions). It is written before the copies with every kind it held and will hold,
+  and after a complete prune with only those it holds.
+- Pruning: only the set's members (:data:`PART_OF` = its id) are deleted (a NotFound
+  being success); they are found by a label-selector list of each kind the parent
+  remembers, the manifests route and this run applied, so a kind that left the
+  manifests while no run was going is pruned all the same.
+- An object of a copy's name that is not the set's (someone else's, or another set's)
+  is never touched: a ``conflict`` outcome, unless ``force``. One that carries
+  :data:`MANAGED_BY` and no set label (a copy applied before sets) is adopted when
+  the set routes an object of that name. A 409 from another field manager is a
   ``conflict`` too (``force`` takes the fields over).
 - Order: a cluster's copies are applied in Helm's install order by kind (Namespaces
   first, then the policies, accounts, configuration and storage that live in them,
@@ -42,6 +51,7 @@ import asyncio
 import contextlib
 import dataclasses
 import functools
+import json
 import threading
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping
@@ -65,11 +75,17 @@ from clusterplace.hub.kubernetes.api import (
 from clusterplace.hub.kubernetes.resources import ROUTE, ApiResource
 
 __all__ = [
+    "APPLYSET_ID",
     "FIELD_MANAGER",
+    "GROUP_KINDS",
     "INSTALL_ORDER",
+    "KINDS",
     "MANAGED_BY",
     "MANAGER",
+    "PART_OF",
     "SOURCE",
+    "TOOLING",
+    "ApplySet",
     "MemberTarget",
     "apply_rank",
     "kubeconfig_contexts",
@@ -80,6 +96,44 @@ __all__ = [
 MANAGED_BY = "federation.clusterplace.io/managed-by"
 MANAGER = "clusterplace"
 SOURCE = "federation.clusterplace.io/source"
+# KEP-3659's ApplySet labels and annotations (kubectl's names).
+APPLYSET_ID = "applyset.kubernetes.io/id"
+PART_OF = "applyset.kubernetes.io/part-of"
+TOOLING = "applyset.kubernetes.io/tooling"
+GROUP_KINDS = "applyset.kubernetes.io/contains-group-kinds"
+ADDITIONAL_NAMESPACES = "applyset.kubernetes.io/additional-namespaces"
+# The kinds with their API versions (a kind that left the manifests is listed by them).
+KINDS = "federation.clusterplace.io/contains-kinds"
+PARENT = ApiResource("", "v1", "configmaps", "ConfigMap", True)
+
+
+@dataclass(frozen=True)
+class ApplySet:
+    """A route's set of copies in each member: its parent ConfigMap ``namespace/name``
+    and the id derived from it as KEP-3659 defines it (``applyset-`` and the unpadded
+    URL-safe base64 of the SHA-256 of ``name.namespace.ConfigMap.``, then ``-v1``)."""
+
+    name: str
+    namespace: str = "default"
+
+    @property
+    def id(self) -> str:
+        import base64
+        import hashlib
+
+        parts = ".".join((self.name, self.namespace, PARENT.kind, PARENT.group))
+        digest = hashlib.sha256(parts.encode()).digest()
+        return f"applyset-{base64.urlsafe_b64encode(digest).decode().rstrip('=')}-v1"
+
+    def __str__(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+
+def _tooling() -> str:
+    from clusterplace import __version__
+
+    return f"{MANAGER}/{__version__}"
+
 
 # Kinds that are not namespaced among those a Federation routes (others are namespaced,
 # "default" when the copy names no namespace).
@@ -226,6 +280,12 @@ def read_context_map(path: Path) -> dict[str, str]:
     return dict(data)
 
 
+def _group_kind_text(api_version: str, kind: str) -> str:
+    """A kind as :data:`GROUP_KINDS` lists it: ``Kind`` (core) or ``Kind.group``."""
+    group = api_version.rpartition("/")[0]
+    return f"{kind}.{group}" if group else kind
+
+
 @dataclass
 class _Member:
     """One member cluster: its context, client, and the copies applied to it."""
@@ -237,6 +297,8 @@ class _Member:
     # copy name -> (text, source object, identity in the cluster)
     held: dict[str, tuple[str, str, _Key]] = field(default_factory=dict)
     kinds: set[tuple[str, str]] = field(default_factory=set)  # (apiVersion, kind) applied
+    recorded: set[tuple[str, str]] | None = None  # the kinds its parent lists (None: unread)
+    spaces: set[str] = field(default_factory=set)  # the namespaces its parent lists
     task: asyncio.Task[list[CopyOutcome]] | None = None  # the round in progress
     since: float = 0.0  # when it started (wall clock)
     wants: dict[str, str] | None = None  # the copies (name -> text) a converge round makes
@@ -255,12 +317,12 @@ class _Unreachable(ClusterplaceError):
         self.reason, self.error = reason, error
 
 
-def _body(copy: Copy) -> dict[str, Any]:
-    """The copy as applied: its manifest with the ownership label and source annotation
-    (a status is never applied)."""
+def _body(copy: Copy, applyset: ApplySet) -> dict[str, Any]:
+    """The copy as applied: its manifest with the ownership and set labels and source
+    annotation (a status is never applied)."""
     manifest = {k: v for k, v in copy.manifest.items() if k != "status"}
     meta = dict(manifest.get("metadata") or {})
-    meta["labels"] = {**(meta.get("labels") or {}), MANAGED_BY: MANAGER}
+    meta["labels"] = {**(meta.get("labels") or {}), MANAGED_BY: MANAGER, PART_OF: applyset.id}
     meta["annotations"] = {**(meta.get("annotations") or {}), SOURCE: copy.obj}
     for server_field in ("resourceVersion", "uid", "creationTimestamp", "managedFields"):
         meta.pop(server_field, None)
@@ -268,8 +330,30 @@ def _body(copy: Copy) -> dict[str, Any]:
     return manifest
 
 
-def _owned(obj: Mapping[str, Any]) -> bool:
-    return ((obj.get("metadata") or {}).get("labels") or {}).get(MANAGED_BY) == MANAGER
+def _labels(obj: Mapping[str, Any]) -> Mapping[str, Any]:
+    return (obj.get("metadata") or {}).get("labels") or {}
+
+
+def _owned(obj: Mapping[str, Any], applyset: ApplySet) -> bool:
+    """Whether ``obj`` is a member of ``applyset``."""
+    return _labels(obj).get(PART_OF) == applyset.id
+
+
+def _adoptable(obj: Mapping[str, Any]) -> bool:
+    """A copy applied before sets: clusterplace's label and no set's."""
+    labels = _labels(obj)
+    return labels.get(MANAGED_BY) == MANAGER and PART_OF not in labels
+
+
+def _not_ours(obj: Mapping[str, Any], applyset: ApplySet) -> str:
+    """Why ``obj`` is not a member of ``applyset``."""
+    labels = _labels(obj)
+    other = labels.get(PART_OF)
+    if other:
+        return f"belongs to another route's set ({PART_OF}={other}; this route's set is {applyset})"
+    if labels.get(MANAGED_BY) == MANAGER:
+        return f"is not in this route's set (no {PART_OF}={applyset.id} label)"
+    return f"was not made by clusterplace (no {MANAGED_BY}={MANAGER} label)"
 
 
 class MemberTarget:
@@ -289,8 +373,10 @@ class MemberTarget:
         patience: float | None = None,
         establish_timeout: float = ESTABLISH_TIMEOUT_S,
         report: Callable[[str], None] = lambda _: None,
+        applyset: ApplySet | None = None,
     ) -> None:
         self.kubeconfig = kubeconfig
+        self.applyset = applyset or ApplySet(MANAGER)
         self.connect_timeout = connect_timeout
         self.deadline = deadline
         self.patience = patience
@@ -660,7 +746,18 @@ class MemberTarget:
             return await self._apply_one(member, changes)
         try:
             api = await self._api(member)
-            kinds = self.kinds | member.kinds
+            # The parent first, naming every kind the set held and will hold here: a
+            # run stopped at any point leaves a parent through which the next one
+            # finds everything to prune.
+            recorded, spaces = await self._read_parent(member, api)
+            coming = [self._identity(c.manifest) for c in desired.values()]
+            await self._write_parent(
+                member,
+                api,
+                recorded | member.kinds | {(r.api_version, r.kind) for r, _, _ in coming},
+                spaces | {ns for _, ns, _ in coming if ns is not None},
+            )
+            kinds = self.kinds | member.kinds | recorded
             existing: dict[_Key, dict[str, Any]] = {}
             for api_version, kind in sorted(kinds):
                 resource = self._resource(api_version, kind)
@@ -670,7 +767,7 @@ class MemberTarget:
                         functools.partial(
                             api.list,
                             resource,
-                            label_selector=f"{MANAGED_BY}={MANAGER}",
+                            label_selector=f"{PART_OF}={self.applyset.id}",
                             timeout=self.timeout,
                         ),
                     )
@@ -679,7 +776,7 @@ class MemberTarget:
                     # no object of it to prune.
                     continue
                 for item in listing.get("items") or ():
-                    if isinstance(item, dict) and _owned(item):  # filtered here too
+                    if isinstance(item, dict) and _owned(item, self.applyset):  # here too
                         meta = item.get("metadata") or {}
                         key = (api_version, kind, meta.get("namespace"), str(meta.get("name")))
                         existing[key] = item
@@ -717,6 +814,22 @@ class MemberTarget:
             label = "/".join(str(part) for part in key[1:] if part is not None)
             outcomes.append(await self._remove(member, api, key, label, obj))
         refused = [o for o in outcomes if o.action == "refused"]
+        if not refused:
+            # Pruned completely: the parent names only the kinds the set holds now.
+            keys = [key for _, _, key in member.held.values()]
+            try:
+                await self._write_parent(
+                    member,
+                    api,
+                    {(key[0], key[1]) for key in keys},
+                    {key[2] for key in keys if key[2] is not None},
+                )
+            except _Unreachable as err:
+                refused.append(self._outcome("refused", member, "", "", str(err.error), err.reason))
+                outcomes.append(refused[-1])
+            except ApiError as err:
+                refused.append(self._outcome("refused", member, "", "", str(err), "failed"))
+                outcomes.append(refused[-1])
         member.stale = bool(refused)
         if failure is not None:
             self.status[member.cluster] = f"{failure[0]}: {failure[1]}"
@@ -735,6 +848,17 @@ class MemberTarget:
             return []
         try:
             api = await self._api(member)
+            if changes.put:
+                recorded, spaces = await self._read_parent(member, api)
+                coming = [self._identity(c.manifest) for c in changes.put.values()]
+                await self._write_parent(
+                    member,
+                    api,
+                    recorded | {(r.api_version, r.kind) for r, _, _ in coming},
+                    spaces | {ns for _, ns, _ in coming if ns is not None},
+                )
+        except _Unreachable as err:
+            return self._failed(member, names, err.reason, str(err.error))
         except (ApiError, InputError) as err:
             return self._failed(member, names, "failed", str(err))
         outcomes = await self._put_in_order(member, api, changes.put, None)
@@ -754,6 +878,86 @@ class MemberTarget:
         else:
             self.status[member.cluster] = "converged"
         return outcomes
+
+    async def _read_parent(
+        self, member: _Member, api: HubApi
+    ) -> tuple[set[tuple[str, str]], set[str]]:
+        """The kinds and namespaces the set's parent in ``member`` lists (none: there is
+        no parent yet). Raises :class:`~clusterplace.errors.InputError` when an object
+        of the parent's name is not this set's parent."""
+        if member.recorded is not None:
+            return set(member.recorded), set(member.spaces)
+        aset = self.applyset
+        try:
+            found = await self._retry(
+                member, lambda: api.get(PARENT, aset.namespace, aset.name, timeout=self.timeout)
+            )
+        except NotFound:
+            member.recorded, member.spaces = set(), set()
+            return set(), set()
+        meta = found.get("metadata") or {}
+        notes = meta.get("annotations") or {}
+        tooling = str(notes.get(TOOLING) or "")
+        if _labels(found).get(APPLYSET_ID) != aset.id or not tooling.startswith(f"{MANAGER}/"):
+            raise InputError(
+                f"ConfigMap {aset} is not this route's set parent (it needs the label "
+                f"{APPLYSET_ID}={aset.id} and the annotation {TOOLING}: {MANAGER}/...; "
+                f"it has {tooling or 'no tooling'}); nothing was applied: give --applyset "
+                "a name no other tool uses"
+            )
+        kinds: set[tuple[str, str]] = set()
+        try:
+            listed = json.loads(str(notes.get(KINDS) or "[]"))
+        except ValueError:
+            listed = []
+        for entry in listed if isinstance(listed, list) else ():
+            if (
+                isinstance(entry, list)
+                and len(entry) == 2
+                and all(isinstance(x, str) for x in entry)
+            ):
+                kinds.add((entry[0], entry[1]))
+        spaces = {n for n in str(notes.get(ADDITIONAL_NAMESPACES) or "").split(",") if n}
+        member.recorded, member.spaces = kinds, spaces | {aset.namespace}
+        return set(kinds), set(member.spaces)
+
+    async def _write_parent(
+        self, member: _Member, api: HubApi, kinds: set[tuple[str, str]], spaces: set[str]
+    ) -> None:
+        """Make the set's parent in ``member`` list ``kinds`` and ``spaces`` (not sent
+        when it lists them already)."""
+        aset = self.applyset
+        spaces = spaces | {aset.namespace}
+        if member.recorded == kinds and member.spaces == spaces:
+            return
+        body = {
+            "apiVersion": "v1",
+            "kind": "ConfigMap",
+            "metadata": {
+                "name": aset.name,
+                "namespace": aset.namespace,
+                "labels": {APPLYSET_ID: aset.id, MANAGED_BY: MANAGER},
+                "annotations": {
+                    TOOLING: _tooling(),
+                    GROUP_KINDS: ",".join(sorted({_group_kind_text(*k) for k in kinds})),
+                    KINDS: json.dumps(sorted([list(k) for k in kinds])),
+                    ADDITIONAL_NAMESPACES: ",".join(sorted(spaces - {aset.namespace})),
+                },
+            },
+        }
+        await self._retry(
+            member,
+            lambda: api.apply(
+                PARENT,
+                aset.namespace,
+                aset.name,
+                body,
+                field_manager=FIELD_MANAGER,
+                force=True,  # the parent is this set's alone
+                timeout=self.timeout,
+            ),
+        )
+        member.recorded, member.spaces = set(kinds), spaces
 
     async def _put_in_order(
         self,
@@ -848,7 +1052,7 @@ class MemberTarget:
         """Apply one copy. ``existing``: the owned object listed (``known``: the
         listing was made, so no owned object means none or someone else's)."""
         resource, namespace, obj_name = self._identity(copy.manifest)
-        body = _body(copy)
+        body = _body(copy, self.applyset)
         was_held = name in member.held
         member.kinds.add((resource.api_version, resource.kind))
         try:
@@ -860,15 +1064,19 @@ class MemberTarget:
                     )
                 except NotFound:
                     found = None
-                if found is not None and not _owned(found) and not self.force:
+                if (
+                    found is not None
+                    and not _owned(found, self.applyset)
+                    and not _adoptable(found)
+                    and not self.force
+                ):
                     return self._outcome(
                         "keep",
                         member,
                         name,
                         copy.obj,
-                        f"{_where(resource, namespace, obj_name)} exists and was not made by "
-                        f"clusterplace (no {MANAGED_BY}={MANAGER} label); not touched "
-                        "(--force takes it over)",
+                        f"{_where(resource, namespace, obj_name)} exists and "
+                        f"{_not_ours(found, self.applyset)}; not touched (--force takes it over)",
                         "conflict",
                     )
                 existing = found
@@ -928,19 +1136,19 @@ class MemberTarget:
             self._resource(api_version, kind), namespaced=namespace is not None
         )
         try:
-            # Only a copy with the ownership label is deleted: looked at first.
+            # Only a member of the set is deleted: looked at first.
             found = await self._retry(
                 member, lambda: api.get(resource, namespace, obj_name, timeout=self.timeout)
             )
-            if not _owned(found):
+            if not _owned(found, self.applyset):
                 member.held.pop(name, None)
                 return self._outcome(
                     "keep",
                     member,
                     name,
                     obj,
-                    f"{_where(resource, namespace, obj_name)} is not clusterplace's any more "
-                    f"(no {MANAGED_BY}={MANAGER} label); not deleted",
+                    f"{_where(resource, namespace, obj_name)} {_not_ours(found, self.applyset)}"
+                    "; not deleted",
                     "conflict",
                 )
             await self._retry(
