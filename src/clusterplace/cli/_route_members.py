@@ -123,6 +123,7 @@ def route_to_members(
         context_map=context_map,
         force=force,
         deadline=member_timeout,
+        whole_run=True,
         report=log,
         applyset=aset,
     )

@@ -76,8 +76,8 @@ class PlanFormat(click.Choice):  # type: ignore[type-arg]
     default=30.0,
     show_default=True,
     metavar="SECONDS",
-    help="With --to-kubeconfig: how long one member may take to answer a run before it is "
-    "reported unreachable; the other members never wait for it.",
+    help="With --to-kubeconfig: how long one member may go without answering before its work "
+    "is cancelled and it is reported unreachable; the other members never wait for it.",
 )
 @click.option(
     "--dry-run",

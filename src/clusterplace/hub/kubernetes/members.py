@@ -305,6 +305,7 @@ class _Member:
     missed: bool = False  # a newer state came while it worked: converge it once it answers
     told_slow: bool = False  # reported slow (once per round)
     reading: asyncio.Task[list[dict[str, Any]] | None] | None = None  # observe in progress
+    heard: float | None = None  # loop time of its last answer (or when waiting began)
 
     @property
     def busy(self) -> bool:
@@ -371,6 +372,7 @@ class MemberTarget:
         connect_timeout: float = 5.0,
         deadline: float = DEADLINE_S,
         patience: float | None = None,
+        whole_run: bool = False,
         establish_timeout: float = ESTABLISH_TIMEOUT_S,
         report: Callable[[str], None] = lambda _: None,
         applyset: ApplySet | None = None,
@@ -380,6 +382,9 @@ class MemberTarget:
         self.connect_timeout = connect_timeout
         self.deadline = deadline
         self.patience = patience
+        # One deadline per member for the whole run (a one-shot route: its reads and its
+        # round together), not one per round.
+        self.whole_run = whole_run
         self._late: list[CopyOutcome] = []  # outcomes of rounds that finished after a call
         self.establish_timeout = establish_timeout
         self.contexts = kubeconfig_contexts(kubeconfig)
@@ -606,18 +611,45 @@ class MemberTarget:
         work: Callable[[], Awaitable[list[CopyOutcome]]],
         names: Mapping[str, str],
     ) -> list[CopyOutcome]:
-        """One member's round, cancelled after ``deadline`` seconds."""
+        """One member's round, cancelled once the member has not answered for
+        ``deadline`` seconds (a member that answers is never cut short, however long
+        its work takes)."""
         try:
-            async with asyncio.timeout(self.deadline):
-                return await work()
+            return await self._answering(member, work())
         except TimeoutError:
             return self._failed(
                 member,
                 names,
                 "unreachable",
-                f"no answer within {self.deadline:g} s (working since {_clock(member.since)}); "
+                f"no answer for {self.deadline:g} s (working since {_clock(member.since)}); "
                 "the other members were not held up; tried again on the next run",
             )
+
+    def _heard(self, member: _Member) -> None:
+        member.heard = asyncio.get_running_loop().time()
+
+    async def _answering(self, member: _Member, work: Awaitable[T]) -> T:
+        """``work`` on ``member``, cancelled (raising TimeoutError) once the member has
+        not answered for ``deadline`` seconds: since the work began, or with
+        ``whole_run`` since it was first worked on in this run."""
+        loop = asyncio.get_running_loop()
+        if member.heard is None or not self.whole_run:
+            member.heard = loop.time()
+        task = asyncio.ensure_future(work)
+        try:
+            while True:
+                left = member.heard + self.deadline - loop.time()
+                if left <= 0:
+                    task.cancel()
+                    with contextlib.suppress(asyncio.CancelledError):
+                        await task
+                    raise TimeoutError
+                done, _ = await asyncio.wait({task}, timeout=left)
+                if done:
+                    return task.result()
+        finally:
+            if not task.done():
+                task.cancel()
 
     def _slow(self, member: _Member, names: Mapping[str, str]) -> list[CopyOutcome]:
         """A member still working on a round: said once per round, and what waits."""
@@ -645,25 +677,30 @@ class MemberTarget:
         for cluster in names:
             self.member(cluster)
 
+        async def read(member: _Member) -> list[dict[str, Any]]:
+            api = await self._api(member)
+            items: list[dict[str, Any]] = []
+            for api_version, kind in OBSERVED_KINDS:
+                resource = ApiResource.of(api_version, kind)
+                # Not retried: a member that cannot be read keeps its last state.
+                listing = await api.list(resource, timeout=self.timeout)
+                self._heard(member)
+                for item in listing.get("items") or ():
+                    if isinstance(item, dict):
+                        items.append({"apiVersion": api_version, "kind": kind, **item})
+            return items
+
         async def one(member: _Member) -> list[dict[str, Any]] | None:
             try:
-                async with asyncio.timeout(self.deadline):
-                    api = await self._api(member)
-                    items: list[dict[str, Any]] = []
-                    for api_version, kind in OBSERVED_KINDS:
-                        resource = ApiResource.of(api_version, kind)
-                        # Not retried: a member that cannot be read keeps its last state.
-                        listing = await api.list(resource, timeout=self.timeout)
-                        for item in listing.get("items") or ():
-                            if isinstance(item, dict):
-                                items.append({"apiVersion": api_version, "kind": kind, **item})
-                self._observed[member.cluster] = items
-                return items
+                items = await self._answering(member, read(member))
             except (ApiError, InputError, TimeoutError):
                 return None
+            self._observed[member.cluster] = items
+            return items
 
         async def every() -> None:
-            # A member still being read from an earlier call is not read again.
+            # A member still being read from an earlier call is neither read again nor
+            # waited for (it is slow already: it keeps its last state meanwhile).
             reads = []
             for cluster in names:
                 member = self.members[cluster]
@@ -671,7 +708,7 @@ class MemberTarget:
                     continue
                 if member.reading is None or member.reading.done():
                     member.reading = asyncio.ensure_future(one(member))
-                reads.append(member.reading)
+                    reads.append(member.reading)
             if reads:
                 await asyncio.wait(reads, timeout=self.patience)
 
@@ -696,8 +733,10 @@ class MemberTarget:
         delay = self.backoff
         for attempt in range(self.attempts):
             try:
-                return await request()
+                answer = await request()
             except ApiError as err:
+                if err.status != 0:
+                    self._heard(member)  # an answer, if not the one wanted
                 if not (err.status == 0 or err.status == 429 or err.status >= 500):
                     raise
                 if attempt + 1 == self.attempts:
@@ -705,6 +744,9 @@ class MemberTarget:
                     raise _Unreachable(reason, err) from None
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, 5.0)
+            else:
+                self._heard(member)
+                return answer
         raise AssertionError("unreachable")
 
     def _outcome(
