@@ -91,3 +91,42 @@ def test_schedule_shows_a_bar_on_a_terminal_and_prints_the_same(tmp_path: Path) 
     assert plain.stderr == ""  # no terminal: no bar
     assert stdout == plain.stdout
     assert stdout.count("placement.cluster.open-cluster-management.io/") == 6000
+
+
+def _manifests(folder: Path, objects: int = 100) -> None:
+    folder.mkdir()
+    docs = [
+        {
+            "apiVersion": "v1",
+            "kind": "ConfigMap",
+            "metadata": {"name": f"cm{i:04d}", "namespace": "apps"},
+            "data": {"i": str(i)},
+        }
+        for i in range(objects)
+    ]
+    (folder / "all.yaml").write_text(yaml.safe_dump_all(docs))
+
+
+def test_route_shows_a_bar_and_quiet_prints_one_line(tmp_path: Path) -> None:
+    fleet = tmp_path / "fleet.yaml"
+    _big_fleet(fleet, clusters=200, placements=0)
+    _manifests(tmp_path / "manifests")
+    args = ["route", "-f", str(tmp_path / "manifests"), "--clusters", str(fleet)]
+    out = tmp_path / "out"
+    code, stdout, drawn = _run_with_terminal_stderr(
+        [*args, "--output-dir", str(out), "-q"], tmp_path / "stdout"
+    )
+    assert code == 0, drawn
+    assert stdout == f"Wrote {out}: 20000 add\n"
+    assert any(p in drawn for p in ("reading the manifests", "planning copies", "writing"))
+    again = subprocess.run(
+        [*command(), *args, "--output-dir", str(out), "-q"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert (again.returncode, again.stdout, again.stderr) == (
+        0,
+        f"Wrote {out}: 20000 unchanged\n",
+        "",
+    )

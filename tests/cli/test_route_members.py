@@ -275,3 +275,11 @@ def test_copies_of_a_kind_routed_to_no_cluster_any_more_are_pruned_by_a_fresh_ru
     assert not setup.members["a"].names("deployments")
     assert not setup.members["b"].names("deployments")
     assert setup.configmaps("a") == {"everywhere"}
+
+
+def test_quiet_summary_counts_clusters_by_state_and_copies_by_result() -> None:
+    from clusterplace.cli._route_members import members_summary
+
+    rows = [["a", "3", "1", "0", "0", "converged"], ["b", "0", "0", "0", "0", "unreachable"]]
+    assert members_summary(rows) == "2 clusters: 1 converged, 1 unreachable; 3 applied, 1 unchanged"
+    assert members_summary([]) == "0 clusters: none; no copies"

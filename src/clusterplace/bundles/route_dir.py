@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -178,6 +178,11 @@ def _decide_stale(current: str | None, previous: dict[str, str], force: bool) ->
     return "keep"
 
 
+# Told what is being done, how many are done and of how many (None: not known).
+Progress = Callable[[str, int, int | None], None]
+_EVERY = 256  # copies between two progress reports
+
+
 def _bad_cluster(out_dir: Path, cluster: str) -> InputError:
     return InputError(
         f"cluster name {cluster!r} cannot be used as a directory name",
@@ -185,7 +190,13 @@ def _bad_cluster(out_dir: Path, cluster: str) -> InputError:
     )
 
 
-def plan_route_dir(out_dir: Path, routed: Sequence[Routed], *, force: bool = False) -> RoutePlan:
+def plan_route_dir(
+    out_dir: Path,
+    routed: Sequence[Routed],
+    *,
+    force: bool = False,
+    progress: Progress | None = None,
+) -> RoutePlan:
     """What writing ``routed`` into ``out_dir`` would add, update, remove and keep.
 
     A copy edited by hand since clusterplace wrote it is kept (action ``keep``), whether
@@ -194,12 +205,19 @@ def plan_route_dir(out_dir: Path, routed: Sequence[Routed], *, force: bool = Fal
     did not write is never overwritten without ``force``: that raises
     :class:`InputError`.
     """
-    return plan_copies(out_dir, route_copies(routed), force=force)
+    return plan_copies(out_dir, route_copies(routed), force=force, progress=progress)
 
 
-def plan_copies(out_dir: Path, copies: Iterable[RouteCopy], *, force: bool = False) -> RoutePlan:
+def plan_copies(
+    out_dir: Path,
+    copies: Iterable[RouteCopy],
+    *,
+    force: bool = False,
+    progress: Progress | None = None,
+) -> RoutePlan:
     """:func:`plan_route_dir` for copies already rendered: ``copies`` are the whole
-    folder's (every copy of one run), so those of the index not among them go."""
+    folder's (every copy of one run), so those of the index not among them go.
+    ``progress`` is told how many copies are planned, now and then."""
     plan = RoutePlan(out_dir, index_text=_read(out_dir / INDEX_NAME))
     previous = _parse_index(out_dir, plan.index_text)
     conflicts: list[InputError] = []
@@ -218,6 +236,8 @@ def plan_copies(out_dir: Path, copies: Iterable[RouteCopy], *, force: bool = Fal
         plan.contents[rel] = copy.text
         plan.index[rel] = entry
         plan.changes.append(Change(action, copy.cluster, copy.file, copy.obj))
+        if progress is not None and len(plan.changes) % _EVERY == 0:
+            progress("planning copies", len(plan.changes), None)
     if conflicts:
         raise InputErrors(conflicts)
     for rel, entry in sorted(previous.items()):
@@ -240,10 +260,14 @@ def index_text(files: dict[str, dict[str, str]]) -> str:
     return json.dumps(index, indent=2, sort_keys=True) + "\n"
 
 
-def apply_plan(plan: RoutePlan, tx: FileTransaction) -> None:
+def apply_plan(plan: RoutePlan, tx: FileTransaction, progress: Progress | None = None) -> None:
     """Carry out ``plan`` in ``tx``: files, removals, then the index, all committed at
-    once (a crash leaves either the old folder or, after the next run, the new one)."""
-    for change in plan.changes:
+    once (a crash leaves either the old folder or, after the next run, the new one).
+    ``progress`` is told how many changes are written, now and then."""
+    total = len(plan.changes)
+    for done, change in enumerate(plan.changes, 1):
+        if progress is not None and done % _EVERY == 0:
+            progress("writing copies", done, total)
         path = plan.out_dir / change.relpath
         if change.action in ("add", "update"):
             tx.write(path, plan.contents[change.relpath])
@@ -252,6 +276,8 @@ def apply_plan(plan: RoutePlan, tx: FileTransaction) -> None:
     text = index_text(plan.index)
     if plan.index_text != text:
         tx.write_last(plan.out_dir / INDEX_NAME, text)
+    if progress is not None:
+        progress("committing", total, total)
     tx.commit()
 
 
@@ -262,13 +288,14 @@ def route_into(
     force: bool = False,
     dry_run: bool = False,
     lock_timeout: float = 0.0,
+    progress: Progress | None = None,
 ) -> RoutePlan:
     """Plan and (unless ``dry_run``) write ``routed`` into ``out_dir`` under the folder's
     lock, after finishing whatever an interrupted run left. A dry run takes no lock and
-    writes nothing."""
+    writes nothing. ``progress(what, done, total)`` is told how far it is."""
     if dry_run:
-        return plan_route_dir(out_dir, routed, force=force)
+        return plan_route_dir(out_dir, routed, force=force, progress=progress)
     with open_output(out_dir, lock_timeout) as tx:
-        plan = plan_route_dir(out_dir, routed, force=force)
-        apply_plan(plan, tx)
+        plan = plan_route_dir(out_dir, routed, force=force, progress=progress)
+        apply_plan(plan, tx, progress)
         return plan

@@ -3,7 +3,8 @@ with ``--watch`` (see :mod:`clusterplace.hub.kubernetes.members`)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable
+from collections import Counter
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -56,6 +57,17 @@ def cluster_results(
     return rows
 
 
+def members_summary(rows: Sequence[Sequence[str]]) -> str:
+    """One line for ``route -q --to-kubeconfig``: the clusters by state, then the copies
+    by result (``3 clusters: 2 converged, 1 unreachable; 40 applied, 12 unchanged``)."""
+    states = Counter(row[-1] for row in rows)
+    totals = {r: sum(int(row[1 + i]) for row in rows) for i, r in enumerate(RESULTS)}
+    by_state = ", ".join(f"{n} {state}" for state, n in sorted(states.items()))
+    copies = ", ".join(f"{n} {result}" for result, n in totals.items() if n) or "no copies"
+    clusters = f"{len(rows)} cluster{'s' if len(rows) != 1 else ''}"
+    return f"{clusters}: {by_state or 'none'}; {copies}"
+
+
 def route_to_members(
     filenames: tuple[str, ...],
     recursive: bool,
@@ -71,9 +83,10 @@ def route_to_members(
     log: Callable[[str], None],
     member_timeout: float = 30.0,
     applyset: str | None = None,
+    quiet: bool = False,
 ) -> int:
     """Route once (or watch) into the member clusters; the exit code (0: every cluster
-    converged)."""
+    converged). ``quiet``: one summary line instead of a row per cluster."""
     try:
         import aiohttp  # noqa: F401  (the client's transport, in the same extra)
         from kubernetes.aio import config  # noqa: F401  (an optional dependency)
@@ -141,7 +154,12 @@ def route_to_members(
     finally:
         target.close()
     rows = cluster_results(outcomes, labels, status)
-    click.echo(format_table(["CLUSTER", *(r.upper() for r in RESULTS), "STATE"], rows), nl=False)
+    if quiet:
+        click.echo(members_summary(rows))
+    else:
+        click.echo(
+            format_table(["CLUSTER", *(r.upper() for r in RESULTS), "STATE"], rows), nl=False
+        )
     for o in outcomes:
         if o.action == "refused" and not o.name:
             log(f"error: {o.cluster}: {o.message}")

@@ -13,6 +13,7 @@ from clusterplace.bundles import RoutePlan, route_into
 from clusterplace.bundles.route_dir import object_ref
 from clusterplace.cli._common import filename_options, lock_timeout_option
 from clusterplace.cli._division import clusters_option, division_options, read_route_and_divide
+from clusterplace.cli._progress import Progress, progress
 from clusterplace.federation import Routed
 from clusterplace.outputs import format_table
 from clusterplace.outputs.dumpers import dump_json, dump_yaml_stream
@@ -106,6 +107,13 @@ class PlanFormat(click.Choice):  # type: ignore[type-arg]
     "How long to wait for another run writing the same output directory.", default=0
 )
 @click.option(
+    "-q",
+    "--quiet",
+    is_flag=True,
+    help="Print only the summary line (with --to-kubeconfig: clusters by state, copies by "
+    "result), not a line per object and change.",
+)
+@click.option(
     "--watch",
     is_flag=True,
     help="Keep OUT_DIR current until stopped (SIGTERM, Ctrl-C): the manifests, --clusters "
@@ -127,6 +135,7 @@ def route(
     now: datetime,
     force: bool,
     lock_timeout: float,
+    quiet: bool,
     watch: bool,
 ) -> None:
     """Route objects to clusters with the Federation ClusterSelector annotation.
@@ -176,6 +185,7 @@ def route(
             log=_log,
             member_timeout=member_timeout,
             applyset=applyset,
+            quiet=quiet,
         )
         sys.exit(code)
     assert out_dir is not None
@@ -191,22 +201,35 @@ def route(
             lock_timeout,
         )
         return
-    routed, _ = read_route_and_divide(
-        filenames,
-        recursive,
-        cluster_files,
-        observed_dir=observed_dir,
-        division=division,
-        now=now,
-        # Routing to no cluster would remove every copy an earlier run wrote.
-        empty_fleet="no ManagedCluster found in the --clusters input; nothing is routed, "
-        f"and nothing in {out_dir} is removed",
-    )
-    plan = route_into(out_dir, routed, force=force, dry_run=dry_run, lock_timeout=lock_timeout)
+    if quiet and output_format != "table":
+        raise click.UsageError("-q/--quiet: only with the table output")
+    # Thousands of objects to thousands of clusters take a while: on a terminal, a bar.
+    with progress("reading the manifests and the fleet") as bar:
+        routed, _ = read_route_and_divide(
+            filenames,
+            recursive,
+            cluster_files,
+            observed_dir=observed_dir,
+            division=division,
+            now=now,
+            # Routing to no cluster would remove every copy an earlier run wrote.
+            empty_fleet="no ManagedCluster found in the --clusters input; nothing is routed, "
+            f"and nothing in {out_dir} is removed",
+        )
+        plan = route_into(
+            out_dir,
+            routed,
+            force=force,
+            dry_run=dry_run,
+            lock_timeout=lock_timeout,
+            progress=_RouteBar(bar, sum(len(item.clusters) for item in routed)),
+        )
     if output_format in ("yaml", "json"):
         data = _plan_object(routed, plan, out_dir, dry_run)
         text = dump_yaml_stream([data]) if output_format == "yaml" else dump_json(data)
         click.echo(text, nl=False)
+    elif quiet:
+        click.echo(_summary(plan, out_dir, dry_run))
     else:
         _print_table(routed, plan, out_dir, dry_run, wide=output_format == "wide")
     for change in plan.changes:
@@ -312,13 +335,32 @@ def _print_table(
     if rows:
         click.echo()
         click.echo(format_table(["ACTION", "CLUSTER", "FILE", "OBJECT"], rows), nl=False)
+    click.echo(f"\n{_summary(plan, out_dir, dry_run)}")
+
+
+def _summary(plan: RoutePlan, out_dir: Path, dry_run: bool) -> str:
+    """The last line of a run: ``Wrote OUT: 3 add, 1 remove, 40 unchanged``."""
     summary = ", ".join(
         f"{plan.count(a)} {a}"
         for a in ("add", "update", "remove", "unchanged", "keep")
         if plan.count(a)
     )
     verb = "Dry run: would write to" if dry_run else "Wrote"
-    click.echo(f"\n{verb} {out_dir}: {summary or 'nothing'}")
+    return f"{verb} {out_dir}: {summary or 'nothing'}"
+
+
+class _RouteBar:
+    """The route's progress callback, drawn on a bar: planning counts up to the number
+    of copies routed, writing up to the number of changes."""
+
+    def __init__(self, bar: Progress, copies: int) -> None:
+        self.bar, self.copies, self.phase = bar, copies, ""
+
+    def __call__(self, what: str, done: int, total: int | None) -> None:
+        if what != self.phase:
+            self.phase = what
+            self.bar.phase(what, total=self.copies if what == "planning copies" else total)
+        self.bar.update(done)
 
 
 def _plan_object(routed: list[Routed], plan: RoutePlan, out_dir: Path, dry_run: bool) -> Any:
