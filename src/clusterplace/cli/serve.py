@@ -18,6 +18,7 @@ from clusterplace.cli._common import (
     warn,
     warn_unknown,
 )
+from clusterplace.cli._progress import progress
 from clusterplace.cli._watch import tree_version
 from clusterplace.codecs import expand_sources, load_fleet
 from clusterplace.errors import InputError, shorten
@@ -119,9 +120,12 @@ def serve(
         raise click.UsageError("--context goes with --kubeconfig")
     else:
         source = fleet_source(filenames, recursive, hub, out)
-    module = load_module(module_dir) if module_dir is not None else None
     clock = None if now is not None else (lambda: datetime.now(UTC))
-    explorer = Explorer(source, now or datetime.now(UTC), module, report=warn, clock=clock)
+    # A large fleet takes seconds to read and schedule: on a terminal, a spinner.
+    with progress("loading the module") as bar:
+        module = load_module(module_dir) if module_dir is not None else None
+        bar.phase("reading and scheduling the fleet")
+        explorer = Explorer(source, now or datetime.now(UTC), module, report=warn, clock=clock)
     warn_unknown(explorer.run.fleet.unknown)
     sock = listen(host, port)  # before saying where: a port in use is an error, exit 1
     bound, port = sock.getsockname()[:2]
