@@ -16,7 +16,7 @@ from clusterplace.errors import ClusterplaceError
 
 # Never raised to a caller: private control flow, and a PyYAML error that the YAML
 # reader turns into a TextError where it is raised.
-_INTERNAL = {"_Unsupported", "DuplicateKeyError", "_Stopped"}  # caught where raised
+_INTERNAL = {"_Unsupported", "DuplicateKeyError", "_Stopped", "_Break", "_Continue"}
 
 
 def _exception_classes() -> list[type[BaseException]]:
