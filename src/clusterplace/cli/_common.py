@@ -22,7 +22,7 @@ from clusterplace.outputs.formats import (
     OUTPUT_NAMES,
     is_template,
     normalize_output,
-    render_template,
+    write_template,
 )
 
 __all__ = [
@@ -204,8 +204,12 @@ def emit_template_or_name(
         return True
     if not is_template(output):
         return False
-    click.echo(render_template(output, document, rows, no_headers=no_headers()), nl=False)
+    write_template(output, document, rows, _echo, no_headers=no_headers())
     return True
+
+
+def _echo(text: str) -> None:
+    click.echo(text, nl=False)
 
 
 def warn(message: str) -> None:

@@ -24,8 +24,7 @@ from clusterplace.cli._common import (
 from clusterplace.cli._resources import ResourceType
 from clusterplace.cli._watch import follow, watch_option
 from clusterplace.errors import InputError
-from clusterplace.outputs import print_objects
-from clusterplace.outputs.printers import Columns
+from clusterplace.outputs.printers import Columns, write_objects
 
 __all__ = ["ColumnsFor", "Listed", "get_command", "names_argument", "show", "show_labels_option"]
 
@@ -92,16 +91,16 @@ def show(
         columns = [("NAMESPACE", lambda o: o.namespace or ""), *columns]
         wide = [("NAMESPACE", lambda o: o.namespace or ""), *wide]
     if chosen or output in ("yaml", "json") or output.startswith(("jsonpath=", "custom-")):
-        text = print_objects(
+        write_objects(
             chosen,
             output,
+            _echo,
             columns=columns,
             wide_columns=wide,
             no_headers=no_headers(),
             show_labels=show_labels,
             single=len(names) == 1 and not missing,
         )
-        click.echo(text, nl=False)
     elif not missing:
         if empty is not None:
             where = empty
@@ -180,3 +179,7 @@ def get_command(
     command = filename_options("Fleet files or directories.", hub=True)(command)
     command = names_argument(command)
     return click.command(resource.plural, help=doc)(command)
+
+
+def _echo(text: str) -> None:
+    click.echo(text, nl=False)
