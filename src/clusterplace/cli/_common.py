@@ -245,7 +245,10 @@ def load(filenames: Sequence[str], recursive: bool) -> Fleet:
         return load_hub(hub, recursive, out)
     if not filenames:
         raise click.UsageError("give -f FILE|DIR|- (or --hub DIR, or --kubeconfig PATH)")
-    fleet = load_fleet(expand_sources(filenames, recursive=recursive))
+    sources = expand_sources(filenames, recursive=recursive)
+    if context is not None:  # kept to locate what scheduling finds wrong (a field's line)
+        context.meta["clusterplace.sources"] = sources
+    fleet = load_fleet(sources)
     warn_unknown(fleet.unknown)
     return fleet
 

@@ -77,8 +77,12 @@ DECISION_WIDE: Columns = [
 
 
 def scheduled_fleet(fleet: Fleet, now: datetime) -> Fleet:
-    """The fleet as a hub would have it after scheduling every placement."""
+    """The fleet as a hub would have it after scheduling every placement (a misconfigured
+    placement is said on stderr, at its file, line and field)."""
+    from clusterplace.cli._misconfigured import report_misconfigured
+
     result = schedule(fleet, now=now)
+    report_misconfigured(result.placements, as_error=False)
     after = fleet.copy()
     for placed in result.placements:
         after.add(placed.placement)
