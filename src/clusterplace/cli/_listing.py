@@ -60,8 +60,9 @@ def show(
     namespace: str | None = None,
     all_namespaces: bool = False,
     empty: str | None = None,
-) -> None:
-    """Print the objects of one kind that the options choose, as kubectl's get does.
+) -> list[K]:
+    """Print the objects of one kind that the options choose, as kubectl's get does,
+    and return them.
 
     ``namespace`` None: a cluster-scoped kind. ``names``: only these (in the order
     given; an unknown one is an error after the others are printed, as kubectl's).
@@ -111,6 +112,7 @@ def show(
         click.echo(where, err=True)
     if missing:
         raise InputError("\n".join(f'{resource.qualified} "{name}" not found' for name in missing))
+    return chosen
 
 
 def get_command(
@@ -120,10 +122,13 @@ def get_command(
     columns_for: ColumnsFor,
     *,
     scheduled: Callable[[Fleet, datetime], Fleet] | None = None,
+    unscheduled_hint: Callable[[Sequence[Any]], str | None] | None = None,
 ) -> click.Command:
     """``get <plural> [NAME]...`` for a kind: -f/--hub, -n/-A for a namespaced kind, -l,
     and with ``scheduled``, ``--schedule`` and ``--now`` (the objects as a hub would
-    have them after scheduling)."""
+    have them after scheduling). ``unscheduled_hint``: what to say on stderr when files
+    (``-f``) were read without ``--schedule``, given the objects shown (None: nothing);
+    for table, wide and name only."""
 
     def run(
         names: tuple[str, ...],
@@ -143,7 +148,7 @@ def get_command(
             if schedule and scheduled is not None and now is not None:
                 fleet = scheduled(fleet, now)
             table, wide = columns_for(fleet)
-            show(
+            shown = show(
                 listed(fleet),
                 resource=resource,
                 names=names,
@@ -155,6 +160,12 @@ def get_command(
                 namespace=namespace,
                 all_namespaces=all_namespaces,
             )
+            # Said where a person reads (as "No resources found"), not into yaml or json.
+            human = output in ("table", "wide", "name")
+            if unscheduled_hint is not None and filenames and not schedule and human:
+                hint = unscheduled_hint(shown)
+                if hint is not None:
+                    click.echo(f"hint: {hint}", err=True)
 
         follow(render, watch=watch, filenames=filenames, output=output)
 
