@@ -45,7 +45,7 @@ HEADER = """\
 Loading module from examples/my-platform...
 
 Module: examples/my-platform
-Description: Platform definitions — clusters with a region and a known provider, outside development; never a vcluster.
+Description: Platform definitions — known providers with a region, not development, no vcluster.
 
 Definitions:
   Components:     1
