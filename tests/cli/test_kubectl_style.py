@@ -286,7 +286,8 @@ def test_plan_module_takes_every_format(run: Run) -> None:
         ("xml", "unknown output format 'xml'"),
         ("jsonpath={.items[*", "unclosed action"),
         ("custom-columns=NAME", "expected <header>:<json-path-expr>"),
-        ("jsonpath-file=/no/such/template", "cannot read /no/such/template"),
+        ("jsonpath-file=/no/such/template", "jsonpath-file /no/such/template: cannot read"),
+        ("jsonpath=", "template format specified but no template given"),
     ],
 )
 def test_bad_formats_are_usage_errors(run: Run, value: str, message: str) -> None:

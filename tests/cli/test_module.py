@@ -45,7 +45,7 @@ HEADER = """\
 Loading module from examples/my-platform...
 
 Module: examples/my-platform
-Description: Platform definitions — production cloud clusters only.
+Description: Platform definitions — known providers with a region, not development, no vcluster.
 
 Definitions:
   Components:     1

@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import json
+import os
+import shlex
+import shutil
+import subprocess
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 import yaml
 
-from tests.support.cli import run_in_process
+from tests.support.cli import CLI_ENV, command, run_in_process
 
 FLEET = "examples/fleet"
 NOW = "2026-11-22T12:00:00Z"
@@ -28,10 +33,12 @@ def test_why_not_table() -> None:
     assert "Placement apps/analytics does not select azure-prod-weu." in out
     assert "Stage:  Predicate" in out
     assert "claims." not in out  # a claim is the cluster agent's, never a suggested edit
-    assert (
-        "clusterplace what-if -f FLEET --set 'placement/apps/analytics:predicates[0]"
-        ".claimSelector=platform.open-cluster-management.io in (AWS,Azure,GCP)'"
-    ) in out
+    assert out.endswith(
+        "See what else #1 moves:\n"
+        f"  clusterplace what-if -f examples/fleet --now {NOW} \\\n"
+        "    --set 'placement/apps/analytics:predicates[0]"
+        ".claimSelector=platform.open-cluster-management.io in (AWS,Azure,GCP)'\n"
+    )
 
 
 @pytest.mark.parametrize(
@@ -148,3 +155,39 @@ def test_what_if_errors_are_clear_exit_1(args: list[str], message: str) -> None:
 def test_what_if_needs_an_edit() -> None:
     code, _, err = run("what-if", "-f", FLEET)
     assert code == 2 and "give at least one --set or --unset" in err
+
+
+def test_why_not_suggestion_pastes_into_a_shell(tmp_path: Path) -> None:
+    """The suggested what-if names the files read (a path with a space, quoted) and
+    runs as printed; every edit is listed whole, one a line."""
+    fleet = tmp_path / "my fleet"
+    shutil.copytree(FLEET, fleet)
+    code, out, err = run(
+        "explain", "placement", "web-frontend", "-n", "apps", "-f", str(fleet), "-R",
+        "--why-not", "gcp-staging-euw4",
+    )  # fmt: skip
+    assert code == 0, err
+    edits = out.split("\nEdits:\n")[1].split("\n\n")[0].splitlines()
+    assert edits == [
+        "#1  --set placement/apps/web-frontend:clusterSets=prod,global",
+        "    --set placement/apps/web-frontend:numberOfClusters=5",
+        "#2  --set cluster/gcp-staging-euw4:"
+        "labels.cluster.open-cluster-management.io/clusterset=prod",
+        "    --set placement/apps/web-frontend:numberOfClusters=4",
+        "#3  --set clustersetbinding/apps/nonprod:clusterSet=nonprod",
+        "    --set placement/apps/web-frontend:clusterSets=prod,nonprod",
+        "    --set placement/apps/web-frontend:numberOfClusters=5",
+    ]
+    pasted = out.split("See what else #1 moves:\n")[1]
+    assert shlex.quote(str(fleet)) in pasted and " -R " in pasted
+    assert "FLEET" not in pasted
+    binaries = str(Path(command()[0]).parent)
+    proc = subprocess.run(
+        ["bash", "-c", pasted],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **CLI_ENV, "PATH": f"{binaries}:{os.environ['PATH']}"},
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "gcp-staging-euw4" in proc.stdout

@@ -3,6 +3,8 @@ format names every command takes, and ``-o name``."""
 
 from __future__ import annotations
 
+import contextlib
+import json
 import string
 from pathlib import Path
 
@@ -24,7 +26,12 @@ from clusterplace.outputs.formats import (
     object_name,
     render_template,
 )
-from clusterplace.outputs.jsonpath import JsonPathTemplate
+from clusterplace.outputs.jsonpath import (
+    MAX_PATH_STEPS,
+    MAX_RANGE_DEPTH,
+    MAX_TEMPLATE_CHARS,
+    JsonPathTemplate,
+)
 
 LIST = {
     "apiVersion": "v1",
@@ -106,7 +113,9 @@ def test_bad_templates_say_why(template: str, message: str) -> None:
         JsonPathTemplate.parse(template)
 
 
-_TEXT = st.text(alphabet=string.ascii_letters + string.digits + " -_:/=,.\t", max_size=20)
+_TEXT = st.text(
+    alphabet=string.ascii_letters + string.digits + " -_:/=,.\t", min_size=1, max_size=20
+)
 
 
 @given(_TEXT)
@@ -114,7 +123,9 @@ def test_text_without_braces_is_printed_as_is(text: str) -> None:
     assert render(text) == text
 
 
-@given(st.lists(st.text(alphabet=string.ascii_letters + " ,.-", max_size=8), max_size=5))
+@given(
+    st.lists(st.text(alphabet=string.ascii_letters + " ,.-", max_size=8), min_size=1, max_size=5)
+)
 def test_quoted_literals_round_trip(parts: list[str]) -> None:
     template = "".join('{"' + p + '"}' for p in parts)
     assert render(template) == "".join(parts)
@@ -237,7 +248,7 @@ def test_templated_formats_and_their_files(tmp_path: Path) -> None:
         ("custom-columns", "needs a value"),
         ("yaml=x", "takes no value"),
         ("jsonpath={.a", "unclosed action"),
-        ("jsonpath-file=/no/such/file", "cannot read /no/such/file"),
+        ("jsonpath-file=/no/such/file", "jsonpath-file /no/such/file: cannot read"),
         ("custom-columns=NAME", "expected <header>"),
     ],
 )
@@ -276,3 +287,98 @@ def test_every_format_is_listed() -> None:
 )  # fmt: skip
 def test_object_names_are_kubectl_s(data: dict[str, object], expected: str) -> None:
     assert object_name(data) == expected
+
+
+# --- bounds: whatever the text, a template parses or is a TemplateError -----------------
+
+_PIECES = st.sampled_from(
+    [
+        "{",
+        "}",
+        "{range ",
+        "{end}",
+        "{.items[*]}",
+        "{range .items[*]}",
+        "{$.kind}",
+        "{@}",
+        "{range @}",
+        ".",
+        "..",
+        "[",
+        "]",
+        "(",
+        ")",
+        "[?(@.a==",
+        "'",
+        '"',
+        "\\",
+        "|",
+        "&",
+        "*",
+        "$",
+        "@",
+        "a",
+        "-1:",
+        "\n",
+        "\ud800",  # a lone surrogate
+    ]
+)
+_TEMPLATE_TEXT = st.one_of(st.text(max_size=200), st.lists(_PIECES, max_size=60).map("".join))
+
+
+@given(_TEMPLATE_TEXT)
+def test_any_text_parses_or_is_a_template_error(text: str) -> None:
+    try:
+        template = JsonPathTemplate.parse(text)
+    except TemplateError:
+        return
+    template.render(LIST)  # and what parses renders (a path that finds nothing prints "")
+
+
+@given(_TEMPLATE_TEXT)
+def test_any_output_value_is_a_format_or_a_template_error(text: str) -> None:
+    for value in (f"jsonpath={text}", f"custom-columns={text}", text):
+        with contextlib.suppress(TemplateError):
+            normalize_output(value)
+
+
+def test_limits_are_named() -> None:
+    with pytest.raises(TemplateError, match=f"more than {MAX_PATH_STEPS} steps"):
+        JsonPathTemplate.parse("{" + ".a" * (MAX_PATH_STEPS + 1) + "}")
+    filters = MAX_PATH_STEPS // 3  # '[?(@.a' is three steps
+    nested = "{.a" + "[?(@.a" * (filters + 1) + ")]" * (filters + 1) + "}"
+    with pytest.raises(TemplateError, match=f"more than {MAX_PATH_STEPS} steps"):
+        JsonPathTemplate.parse(nested)
+    nested = "{.a" + "[?(@.a" * filters + ")]" * filters + "}"
+    assert render(nested, {"a": [{"a": [{"a": 1}]}]}) == ""  # parses, and runs
+    assert render("{.a[?(@.a[?(@.a)])]}", {"a": [{"a": [{"a": 1}]}]}) == '{"a":[{"a":1}]}'
+    JsonPathTemplate.parse("{" + ".a" * MAX_PATH_STEPS + "}")
+    depth = MAX_RANGE_DEPTH + 1
+    with pytest.raises(TemplateError, match=f"nested more than {MAX_RANGE_DEPTH} deep"):
+        JsonPathTemplate.parse("{range @}" * depth + "{end}" * depth)
+    with pytest.raises(TemplateError, match=f"limit of {MAX_TEMPLATE_CHARS}"):
+        JsonPathTemplate.parse("x" * (MAX_TEMPLATE_CHARS + 1))
+    with pytest.raises(TemplateError, match=f"limit of {MAX_TEMPLATE_CHARS}"):
+        parse_custom_columns("A:.a," * MAX_TEMPLATE_CHARS)
+
+
+def test_the_deepest_path_allowed_is_evaluated() -> None:
+    document: dict[str, object] = {"v": 1}
+    for _ in range(MAX_PATH_STEPS):
+        document = {"a": document}
+    path = "{" + ".a" * (MAX_PATH_STEPS - 1) + ".a.v}"
+    with pytest.raises(TemplateError):  # one step too many
+        render(path, document)
+    assert render("{" + ".a" * (MAX_PATH_STEPS - 1) + "}", document) == json.dumps(
+        {"a": {"v": 1}}, separators=(",", ":")
+    )
+
+
+def test_output_is_written_in_pieces() -> None:
+    template = JsonPathTemplate.parse('{range .items[*]}{.metadata.name}{"\\n"}{end}')
+    pieces: list[str] = []
+    many = {"items": [{"metadata": {"name": f"c{i:06}"}} for i in range(30_000)]}
+    template.write(many, pieces.append)
+    assert len(pieces) > 1 and max(len(p) for p in pieces) < 2 * 64 * 1024
+    assert "".join(pieces) == template.render(many)
+    assert "".join(pieces).splitlines() == [f"c{i:06}" for i in range(30_000)]

@@ -1,4 +1,5 @@
-"""The placement-demo component: production cloud clusters, never a vcluster."""
+"""The placement-demo component: clusters with a region and a known provider, outside
+development; never a vcluster."""
 
 from clusterplace import defkit
 from clusterplace.defkit import Template

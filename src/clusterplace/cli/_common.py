@@ -23,7 +23,7 @@ from clusterplace.outputs.formats import (
     OUTPUT_NAMES,
     is_template,
     normalize_output,
-    render_template,
+    write_template,
 )
 
 __all__ = [
@@ -214,8 +214,12 @@ def emit_template_or_name(
         return True
     if not is_template(output):
         return False
-    click.echo(render_template(output, document, rows, no_headers=no_headers()), nl=False)
+    write_template(output, document, rows, _echo, no_headers=no_headers())
     return True
+
+
+def _echo(text: str) -> None:
+    click.echo(text, nl=False)
 
 
 def warn(message: str) -> None:
@@ -251,7 +255,10 @@ def load(filenames: Sequence[str], recursive: bool) -> Fleet:
         return load_hub(hub, recursive, out)
     if not filenames:
         raise click.UsageError("give -f FILE|DIR|- (or --hub DIR, or --kubeconfig PATH)")
-    fleet = load_fleet(expand_sources(filenames, recursive=recursive))
+    sources = expand_sources(filenames, recursive=recursive)
+    if context is not None:  # kept to locate what scheduling finds wrong (a field's line)
+        context.meta["clusterplace.sources"] = sources
+    fleet = load_fleet(sources)
     warn_unknown(fleet.unknown)
     return fleet
 

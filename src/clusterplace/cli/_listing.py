@@ -27,10 +27,9 @@ from clusterplace.cli._watch import follow, watch_option
 from clusterplace.errors import InputError
 from clusterplace.labels import SelectorError
 from clusterplace.labels.fields import FieldSelector, parse_field_selector
-from clusterplace.outputs import print_objects
 from clusterplace.outputs.describe import human_age
 from clusterplace.outputs.formats import is_template
-from clusterplace.outputs.printers import Columns
+from clusterplace.outputs.printers import Columns, write_objects
 from clusterplace.outputs.sorting import sort_order
 
 __all__ = [
@@ -250,8 +249,9 @@ def show(
     sort_by: str = "",
     label_keys: Sequence[str] = (),
     field_selector: str = "",
-) -> None:
-    """Print the objects of one kind that the options choose, as kubectl's get does.
+) -> list[K]:
+    """Print the objects of one kind that the options choose, as kubectl's get does,
+    and return them.
 
     ``namespace`` None: a cluster-scoped kind. ``names``: only these (in the order
     given; an unknown one is an error after the others are printed, as kubectl's).
@@ -274,22 +274,23 @@ def show(
         namespace_column=all_namespaces and namespace is not None,
     )
     if chosen or output in ("yaml", "json") or is_template(output):
-        text = print_objects(
+        write_objects(
             chosen,
             output,
+            _echo,
             columns=columns,
             wide_columns=wide,
             no_headers=no_headers(),
             show_labels=show_labels,
             single=len(names) == 1 and not missing,
         )
-        click.echo(text, nl=False)
     elif not missing:
         click.echo(
             empty if empty is not None else nothing_found(namespace, all_namespaces), err=True
         )
     if missing:
         raise not_found(resource, missing)
+    return chosen
 
 
 def parse_field_selector_option(text: str) -> FieldSelector:
@@ -307,10 +308,13 @@ def get_command(
     columns_for: ColumnsFor,
     *,
     scheduled: Scheduled | None = None,
+    unscheduled_hint: Callable[[Sequence[Any]], str | None] | None = None,
 ) -> click.Command:
     """``get <plural> [NAME]...`` for a kind: -f/--hub, -n/-A for a namespaced kind, -l,
     and with ``scheduled``, ``--schedule`` and ``--now`` (the objects as a hub would
-    have them after scheduling)."""
+    have them after scheduling). ``unscheduled_hint``: what to say on stderr when files
+    (``-f``) were read without ``--schedule``, given the objects shown (None: nothing);
+    for table, wide and name only."""
     register_view(View(resource, listed, columns_for, scheduled))
 
     def run(
@@ -338,7 +342,7 @@ def get_command(
             if schedule and scheduled is not None and now is not None:
                 fleet = scheduled(fleet, now)
             table, wide = columns_for(fleet)
-            show(
+            shown = show(
                 listed(fleet),
                 resource=resource,
                 names=names,
@@ -353,6 +357,12 @@ def get_command(
                 label_keys=label_columns,
                 field_selector=field_selector,
             )
+            # Said where a person reads (as "No resources found"), not into yaml or json.
+            human = output in ("table", "wide", "name")
+            if unscheduled_hint is not None and filenames and not schedule and human:
+                hint = unscheduled_hint(shown)
+                if hint is not None:
+                    click.echo(f"hint: {hint}", err=True)
 
         follow(render, watch=watch, filenames=filenames, output=output)
 
@@ -380,3 +390,7 @@ def get_command(
     command = filename_options("Fleet files or directories.", hub=True)(command)
     command = names_argument(command)
     return click.command(resource.plural, help=doc)(command)
+
+
+def _echo(text: str) -> None:
+    click.echo(text, nl=False)

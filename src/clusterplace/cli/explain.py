@@ -18,6 +18,7 @@ from clusterplace.cli._common import (
     selector_option,
 )
 from clusterplace.cli._listing import nothing_found
+from clusterplace.cli._misconfigured import report_misconfigured
 from clusterplace.cli._resources import MANAGED_CLUSTERS, ResourceGroup
 from clusterplace.cli._schedule_run import (
     check_decisions,
@@ -148,8 +149,18 @@ def explain_command(
     ]
     data = explanation_document(chosen.placement, items)
     _show(output, data, items)
+    report_misconfigured([chosen], as_error=False)  # once, not on each cluster's row
     # The placement's decisions the API server would refuse: said after the explanation.
     check_decisions(refused_decisions([chosen])[1])
+
+
+def _reason(item: ClusterExplanation) -> str:
+    """A row's reason; a misconfiguration is the placement's, not the cluster's: its
+    rows point at the one error printed on stderr (a CEL compiler's message spans
+    lines, which would break the table on every row)."""
+    if item.stage == "Scheduling" and item.reason.startswith("scheduling stopped: Misconfigured"):
+        return "scheduling stopped: the placement is misconfigured (see the warning on stderr)"
+    return item.reason
 
 
 def _show(output: str, data: dict[str, Any], items: list[ClusterExplanation]) -> None:
@@ -176,7 +187,7 @@ def _show(output: str, data: dict[str, Any], items: list[ClusterExplanation]) ->
             item.stage,
             str(item.rank) if item.rank is not None else "-",
             str(item.total) if item.total is not None else "-",
-            "; ".join([item.reason, *(f"note: {n}" for n in item.notes)]),
+            "; ".join([_reason(item), *(f"note: {n}" for n in item.notes)]),
         ]
         if output == "wide":
             row[5:5] = [item.group_label, _scores(item) or "-"]

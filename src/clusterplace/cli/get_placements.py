@@ -3,6 +3,7 @@ or (``--schedule``) as a hub would have them after scheduling."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 
 from clusterplace.api import Fleet, Placement, PlacementDecision
@@ -82,8 +83,12 @@ def _with_age(table: Columns, wide: Columns) -> tuple[Columns, Columns]:
 
 
 def scheduled_fleet(fleet: Fleet, now: datetime) -> Fleet:
-    """The fleet as a hub would have it after scheduling every placement."""
+    """The fleet as a hub would have it after scheduling every placement (a misconfigured
+    placement is said on stderr, at its file, line and field)."""
+    from clusterplace.cli._misconfigured import report_misconfigured
+
     result = schedule(fleet, now=now)
+    report_misconfigured(result.placements, as_error=False)
     after = fleet.copy()
     for placed in result.placements:
         after.add(placed.placement)
@@ -94,12 +99,34 @@ def scheduled_fleet(fleet: Fleet, now: datetime) -> Fleet:
     return after
 
 
+_ELSEWHERE = "or read a hub's: --hub DIR, --kubeconfig PATH"
+
+
+def _placements_hint(shown: Sequence[Placement]) -> str | None:
+    if not shown or any(p.status and p.status.conditions for p in shown):
+        return None
+    return (
+        "the input's Placements have no status: --schedule shows them as a hub would "
+        f"after scheduling ({_ELSEWHERE})"
+    )
+
+
+def _decisions_hint(shown: Sequence[PlacementDecision]) -> str | None:
+    if shown:
+        return None
+    return (
+        "PlacementDecisions are written by a hub's controller, not found in manifests: "
+        f"--schedule shows those it would write ({_ELSEWHERE})"
+    )
+
+
 get_placements = get_command(
     resource_named("placements"),
     "List Placements, with the status the input has (or, with --schedule, a hub's).",
     lambda fleet: list(fleet.placements.values()),
     lambda _fleet: (PLACEMENT_COLUMNS, PLACEMENT_WIDE),
     scheduled=scheduled_fleet,
+    unscheduled_hint=_placements_hint,
 )
 get_placement_decisions = get_command(
     resource_named("placementdecisions"),
@@ -107,4 +134,5 @@ get_placement_decisions = get_command(
     lambda fleet: list(fleet.decisions.values()),
     lambda _fleet: _with_age(DECISION_COLUMNS, DECISION_WIDE),
     scheduled=scheduled_fleet,
+    unscheduled_hint=_decisions_hint,
 )

@@ -12,10 +12,12 @@ import click
 from clusterplace import __version__, stopping
 from clusterplace.errors import ClusterplaceError
 from clusterplace.labels import SelectorError
+from clusterplace.outputs.errors import TemplateError
 
 __all__ = ["cli", "main"]
 
 EXIT_INPUT_ERROR = 1
+EXIT_USAGE_ERROR = 2
 
 # Commands are imported when used: each command group pulls in different layers
 # (the scheduler, the definition kit, the Kubernetes client), and a CLI call should
@@ -141,6 +143,9 @@ def _main(argv: list[str] | None) -> int:
     except SelectorError as err:
         _report(err)
         return EXIT_INPUT_ERROR
+    except TemplateError as err:  # an -o template found wanting only as it ran
+        _report(err)
+        return EXIT_USAGE_ERROR
     except ClusterplaceError as err:
         _report(err)
         return EXIT_INPUT_ERROR

@@ -16,6 +16,7 @@ from clusterplace.cli._common import (
     output_option,
     print_table,
 )
+from clusterplace.cli._misconfigured import report_misconfigured
 from clusterplace.cli._schedule_run import (
     check_decisions,
     now_option,
@@ -101,7 +102,8 @@ def _objects(results: list[PlacementResult], refused: set[str]) -> list[dict[str
 @click.option(
     "--fail-unsatisfied",
     is_flag=True,
-    help=f"Exit {EXIT_UNSATISFIED} when any placement is not satisfied (for CI gates).",
+    help=f"Exit {EXIT_UNSATISFIED} when any placement is not satisfied or is misconfigured "
+    "(for CI gates).",
 )
 def schedule_command(
     filenames: tuple[str, ...],
@@ -117,7 +119,9 @@ def schedule_command(
     its PlacementDecisions. table/wide: one line per placement. name, jsonpath and
     custom-columns: the objects yaml and json print (jsonpath reads json's List).
     A decision the API server would refuse (a name or label too long) is left out and
-    reported as an error (exit 1), as ``kubectl apply`` fails that object alone.
+    reported as an error (exit 1), as ``kubectl apply`` fails that object alone. A
+    misconfigured placement is reported on stderr at its file, line and field (a
+    warning; an error with --fail-unsatisfied).
     """
     result = run_schedule(filenames, recursive, now, settled=settled)
     placements = result.placements
@@ -153,6 +157,7 @@ def schedule_command(
             click.echo(
                 f"warning: {r.placement.ref}: {r.status.plugin}: {r.status.message}", err=True
             )
+    report_misconfigured(placements, as_error=fail_unsatisfied)
     check_decisions(problems)
     if fail_unsatisfied and any(not r.satisfied for r in placements):
         sys.exit(EXIT_UNSATISFIED)

@@ -7,6 +7,7 @@ from datetime import datetime
 from typing import Any
 
 import click
+from click.core import ParameterSource
 
 from clusterplace.cli._common import emit_template_or_name, load, print_table
 from clusterplace.cli._schedule_run import pick
@@ -56,22 +57,44 @@ def print_why_not(
         click.echo("No change found that makes the placement select it.")
         return
     rows = [
-        [
-            str(i),
-            s.side,
-            s.stage,
-            s.summary,
-            " ".join(str(e) for e in s.edits),
-            str(s.rank) if s.rank is not None else "-",
-        ]
+        [str(i), s.side, s.stage, s.summary, str(s.rank) if s.rank is not None else "-"]
         for i, s in enumerate(answer.suggestions, 1)
     ]
-    headers = ["#", "SIDE", "STAGE", "CHANGE", "EDITS", "RANK"]
-    print_table(headers, rows)
-    first = " ".join(_shell(e) for e in answer.suggestions[0].edits)
-    click.echo(f"\nSee what else #1 moves: clusterplace what-if -f FLEET {first}")
+    print_table(["#", "SIDE", "STAGE", "CHANGE", "RANK"], rows)
+    # The edits one a line, whole and quoted for a shell: each can be pasted as it is.
+    click.echo("\nEdits:")
+    for i, suggestion in enumerate(answer.suggestions, 1):
+        for j, edit in enumerate(suggestion.edits):
+            click.echo(f"{f'#{i}' if j == 0 else '':<4}{_shell(edit)}")
+    command = ["clusterplace what-if", *_input_args(filenames, recursive, now)]
+    lines = [" ".join(command), *(_shell(e) for e in answer.suggestions[0].edits)]
+    click.echo("\nSee what else #1 moves:\n  " + " \\\n    ".join(lines))
 
 
 def _shell(edit: Edit) -> str:
     """The edit as a shell takes it (a selector has spaces and brackets)."""
     return f"{edit.option} {shlex.quote(edit.expression)}"
+
+
+def _input_args(filenames: tuple[str, ...], recursive: bool, now: datetime) -> list[str]:
+    """What this command read, as options of another (shell-quoted): the -f paths as
+    given (with -R), or the hub; and --now when it was given."""
+    context = click.get_current_context(silent=True)
+    meta = context.meta if context is not None else {}
+    args: list[str] = []
+    if meta.get("clusterplace.kubeconfig") is not None:
+        args += ["--kubeconfig", meta["clusterplace.kubeconfig"]]
+        if meta.get("clusterplace.context") is not None:
+            args += ["--context", meta["clusterplace.context"]]
+    elif meta.get("clusterplace.hub") is not None:
+        args += ["--hub", meta["clusterplace.hub"]]
+        if meta.get("clusterplace.hub.out") is not None:
+            args += ["--out", meta["clusterplace.hub.out"]]
+    else:
+        for filename in filenames:
+            args += ["-f", filename]
+        if recursive:
+            args.append("-R")
+    if context is not None and context.get_parameter_source("now") == ParameterSource.COMMANDLINE:
+        args += ["--now", now.isoformat().replace("+00:00", "Z")]
+    return [shlex.quote(a) for a in args]

@@ -65,17 +65,21 @@ def _position(text: str, index: int) -> tuple[int, int]:
 
 
 class _Budget:
-    """What is left of the size limit for this command's inputs."""
+    """What is left of the size limit for this command's inputs (or, given ``limit``,
+    for one file of its own kind, such as a template)."""
 
-    def __init__(self) -> None:
-        self.limit = max_input_bytes()
+    def __init__(self, limit: int | None = None) -> None:
+        self.own = limit is not None
+        self.limit = max_input_bytes() if limit is None else limit
         self.left = self.limit
 
     def take(self, size: int, name: str) -> None:
         self.left -= size
         if self.left < 0:
             raise InputError(
-                f"input is larger than the limit of {self.limit} bytes for all inputs "
+                f"file is larger than the limit of {self.limit} bytes for it"
+                if self.own
+                else f"input is larger than the limit of {self.limit} bytes for all inputs "
                 f"together (set {_LIMIT_VARIABLE} to change it)",
                 Location(file=name),
             )
@@ -127,11 +131,12 @@ def _read_file(path: Path, budget: _Budget) -> Source:
         raise InputError(f"cannot read: {err.strerror}", Location(file=name)) from None
 
 
-def read_regular_file(path: Path) -> Source:
+def read_regular_file(path: Path, max_bytes: int | None = None) -> Source:
     """One named file that must be a regular file (symlinks followed), such as a module's
     ``module.yaml`` or a definition file, read as :func:`read_source` reads any input.
     A directory, pipe or device is refused before it is opened: reading a FIFO would
-    block, and a device such as ``/dev/zero`` never ends."""
+    block, and a device such as ``/dev/zero`` never ends. ``max_bytes``: a size limit
+    of this file's own instead of the one for all inputs."""
     name = str(path)
     try:
         info = path.stat()
@@ -144,7 +149,7 @@ def read_regular_file(path: Path) -> Source:
     if not stat.S_ISREG(info.st_mode):
         what = "a directory" if stat.S_ISDIR(info.st_mode) else "a pipe, socket or device"
         raise InputError(f"is {what}, not a regular file", Location(file=name))
-    return _read_file(path, _Budget())
+    return _read_file(path, _Budget(max_bytes))
 
 
 def _read_stdin(budget: _Budget, stdin_text: str | None) -> Source:

@@ -13,8 +13,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from clusterplace.errors import shorten
 from clusterplace.outputs.errors import TemplateError
-from clusterplace.outputs.jsonpath import compile_path, value_text
+from clusterplace.outputs.jsonpath import check_template_size, compile_path, value_text
 from clusterplace.outputs.table import format_table
 
 __all__ = ["Column", "parse_custom_columns", "parse_custom_columns_file", "render_columns"]
@@ -46,12 +47,14 @@ def parse_custom_columns(spec: str) -> list[Column]:
     """``NAME:.metadata.name,STATUS:.status.phase`` as a list of columns."""
     if not spec.strip():
         raise TemplateError("custom-columns needs a spec, e.g. NAME:.metadata.name")
+    check_template_size(spec, "custom-columns spec")
     columns = []
     for part in spec.split(","):
         header, sep, path = part.partition(":")
         if not sep or not header:
             raise TemplateError(
-                f"unexpected custom-columns spec: {part!r}, expected <header>:<json-path-expr>"
+                f"unexpected custom-columns spec: {shorten(part)!r}, "
+                "expected <header>:<json-path-expr>"
             )
         columns.append(_column(header, path))
     return columns
@@ -59,6 +62,7 @@ def parse_custom_columns(spec: str) -> list[Column]:
 
 def parse_custom_columns_file(text: str) -> list[Column]:
     """A custom-columns file: a line of headers, then a line of paths."""
+    check_template_size(text, "custom-columns file")
     lines = [line for line in text.splitlines() if line.strip()]
     if len(lines) != 2:
         raise TemplateError(

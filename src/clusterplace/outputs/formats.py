@@ -4,15 +4,18 @@
 ``jsonpath=TEMPLATE``, ``custom-columns=SPEC`` and ``go-template=TEMPLATE`` carry their
 template, and the ``-file=FILE`` forms are read into those, so a command only ever sees
 a plain name, ``jsonpath=...``, ``custom-columns=...`` or ``go-template=...``.
+Template files are read as input files are (regular files only, strict UTF-8), up to
+:data:`MAX_TEMPLATE_FILE_BYTES`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from clusterplace.errors import InputError
 from clusterplace.outputs.errors import TemplateError
 
 if TYPE_CHECKING:  # imported when a template is used: jsonpath-ng costs 25 ms to load
@@ -22,12 +25,14 @@ if TYPE_CHECKING:  # imported when a template is used: jsonpath-ng costs 25 ms t
 
 __all__ = [
     "FORMATS",
+    "MAX_TEMPLATE_FILE_BYTES",
     "OUTPUT_NAMES",
     "TemplateError",
     "is_template",
     "normalize_output",
     "object_name",
     "render_template",
+    "write_template",
 ]
 
 FORMATS = ("table", "wide", "yaml", "json", "name")
@@ -54,14 +59,30 @@ OUTPUT_NAMES = (
 # The older name of explain replicas' and rollout's default, and kubectl's other names
 # for go-template.
 _ALIASES = {"text": "table", "template": "go-template", "templatefile": "go-template-file"}
+# A template file's size limit: what a template of the most characters it may have
+# (64 Ki) takes in UTF-8 at most; a longer file is refused before it is all read.
+MAX_TEMPLATE_FILE_BYTES = 4 * 64 * 1024
+_EMPTY = {
+    "jsonpath": "template format specified but no template given",
+    "custom-columns": "custom-columns format specified but no custom columns given",
+    "go-template": "template format specified but no template given",
+}
 
 
-def _read(path: str) -> str:
+def _read(option: str, path: str) -> str:
+    from clusterplace.codecs.sources import read_regular_file
+
+    if not path:
+        raise TemplateError(_EMPTY[option.removesuffix("-file")])
     try:
-        return Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError, ValueError) as err:
-        reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
-        raise TemplateError(f"cannot read {path}: {reason}") from None
+        text = read_regular_file(Path(path), MAX_TEMPLATE_FILE_BYTES).text
+    except InputError as err:
+        raise TemplateError(f"{option} {err}") from None
+    except ValueError as err:  # a NUL in the path
+        raise TemplateError(f"{option} {path!r}: {err}") from None
+    if not text.strip():
+        raise TemplateError(f"{option} {path} is empty: it holds no template")
+    return text
 
 
 def normalize_output(value: str) -> str:
@@ -77,13 +98,16 @@ def normalize_output(value: str) -> str:
             raise TemplateError(f"{name} needs a value: -o {name}=...")
         raise TemplateError(f"unknown output format {value!r}")
     if name == "jsonpath-file":
-        name, argument = "jsonpath", _read(argument)
+        name, argument = "jsonpath", _read(name, argument)
     elif name == "go-template-file":
-        name, argument = "go-template", _read(argument)
+        name, argument = "go-template", _read(name, argument)
     elif name == "custom-columns-file":
         from clusterplace.outputs.custom_columns import parse_custom_columns_file
 
-        name, argument = "custom-columns", _columns_text(parse_custom_columns_file(_read(argument)))
+        text = _read(name, argument)
+        name, argument = "custom-columns", _columns_text(parse_custom_columns_file(text))
+    if name in _EMPTY and not argument:
+        raise TemplateError(_EMPTY[name])
     if name == "jsonpath":
         _template(argument)
     elif name == "custom-columns":
@@ -136,14 +160,31 @@ def render_template(
 ) -> str:
     """A template format's text: jsonpath over ``document`` (what ``-o json`` prints),
     custom-columns one line per row."""
+    out: list[str] = []
+    write_template(output, document, rows, out.append, no_headers=no_headers)
+    return "".join(out)
+
+
+def write_template(
+    output: str,
+    document: Any,
+    rows: Sequence[Mapping[str, Any]],
+    write: Callable[[str], object],
+    *,
+    no_headers: bool = False,
+) -> None:
+    """:func:`render_template`, passed to ``write`` as it is produced: jsonpath in
+    pieces as it goes, custom-columns as one table (its widths need every row)."""
     name, _, argument = output.partition("=")
     if name == "jsonpath":
-        return _template(argument).render(document)
+        _template(argument).write(document, write)
+        return
     if name == "go-template":
-        return _go_template(argument).render(document)
+        write(_go_template(argument).render(document))
+        return
     from clusterplace.outputs.custom_columns import render_columns
 
-    return render_columns(_columns(argument), rows, no_headers=no_headers)
+    write(render_columns(_columns(argument), rows, no_headers=no_headers))
 
 
 def object_name(data: Mapping[str, Any]) -> str:

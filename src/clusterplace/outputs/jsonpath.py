@@ -17,13 +17,20 @@ Paths are evaluated by jsonpath-ng (its extended parser), so its selectors work:
 beyond letters, digits and ``_`` (``.metadata.labels.app.kubernetes\\.io/name``, with
 ``\\.`` for a dot in the name) is quoted for it. Not supported: kubectl's functions and
 the comparison of two paths in a filter beyond what jsonpath-ng accepts.
+
+Templates are bounded, so that no template can exhaust the stack or the memory: at most
+:data:`MAX_TEMPLATE_CHARS` characters, :data:`MAX_RANGE_DEPTH` ``{range}`` nested in one
+another and :data:`MAX_PATH_STEPS` steps in one path; beyond that, a
+:class:`TemplateError` names the limit. Output is written as it is produced
+(:meth:`JsonPathTemplate.write`), so nested ranges over a large document print as they go
+and hold nothing.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -32,9 +39,26 @@ from jsonpath_ng import JSONPath
 from jsonpath_ng.exceptions import JSONPathError
 from jsonpath_ng.ext.parser import parse as parse_path
 
+from clusterplace.errors import shorten
 from clusterplace.outputs.errors import TemplateError
 
-__all__ = ["JsonPathTemplate", "TemplateError", "compile_path", "value_text"]
+__all__ = [
+    "MAX_PATH_STEPS",
+    "MAX_RANGE_DEPTH",
+    "MAX_TEMPLATE_CHARS",
+    "JsonPathTemplate",
+    "TemplateError",
+    "check_template_size",
+    "compile_path",
+    "value_text",
+]
+
+MAX_TEMPLATE_CHARS = 64 * 1024  # one template, inline or read from a file
+MAX_RANGE_DEPTH = 32  # {range} nested in one another
+# Steps of one path: each '.', '[', '(' and '|' outside quotes counts, so filters nested
+# in filters count too. jsonpath-ng walks a path by recursion, two frames a step.
+MAX_PATH_STEPS = 100
+_FLUSH_AT = 64 * 1024  # characters gathered before they are written
 
 
 _SIMPLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -89,7 +113,7 @@ def _bracket_end(text: str, start: int) -> int:
     """The index just past the ``]`` that closes the ``[`` at ``start``."""
     end = _closing(text, start, "]")
     if end is None:
-        raise TemplateError(f"unclosed [ in {text!r}")
+        raise TemplateError(f"unclosed [ in {shorten(text)!r}")
     return end + 1
 
 
@@ -101,9 +125,42 @@ def _field(name: str) -> str:
     return f"{quote}{name}{quote}"
 
 
+def check_template_size(text: str, what: str = "template") -> None:
+    """Refuse a template longer than :data:`MAX_TEMPLATE_CHARS`."""
+    if len(text) > MAX_TEMPLATE_CHARS:
+        raise TemplateError(
+            f"the {what} has {len(text)} characters, more than the limit of {MAX_TEMPLATE_CHARS}"
+        )
+
+
+def _steps(text: str) -> int:
+    """The steps of a path as :data:`MAX_PATH_STEPS` counts them."""
+    steps, quote, i = 0, "", 0
+    while i < len(text):
+        char = text[i]
+        if quote:
+            if char == "\\":
+                i += 1
+            elif char == quote:
+                quote = ""
+        elif char in "'\"":
+            quote = char
+        elif char == "\\":
+            i += 1  # an escaped character of a field name (\.) is no step
+        elif char in ".[(|":
+            steps += 1
+        i += 1
+    return steps
+
+
 def compile_path(text: str) -> _Path:
     """A kubectl path (``.a.b[0]``, ``$.a``, ``@.a``, ``..a``, ``a.b``) for jsonpath-ng."""
-    return _compile_path(text.strip())
+    text = text.strip()
+    if _steps(text) > MAX_PATH_STEPS:
+        raise TemplateError(
+            f"path {shorten(text)!r} has more than {MAX_PATH_STEPS} steps, the limit for one path"
+        )
+    return _compile_path(text)
 
 
 @lru_cache(maxsize=256)
@@ -124,7 +181,7 @@ def _compile_path(text: str) -> _Path:
             i = end
             continue
         if rest[i] != ".":
-            raise TemplateError(f"unexpected {rest[i]!r} in path {text!r}")
+            raise TemplateError(f"unexpected {rest[i]!r} in path {shorten(text)!r}")
         i += 1
         if i < len(rest) and rest[i] == ".":
             parts.append("..")
@@ -136,7 +193,9 @@ def _compile_path(text: str) -> _Path:
             name.append(rest[i])
             i += 1
         if any(c.isspace() or c in "]{}" for c in name):
-            raise TemplateError(f"unexpected character in field {''.join(name)!r} of {text!r}")
+            raise TemplateError(
+                f"unexpected character in field {shorten(''.join(name))!r} of {shorten(text)!r}"
+            )
         if name:
             field = _field("".join(name))
             if parts[-1] == "..":
@@ -144,14 +203,14 @@ def _compile_path(text: str) -> _Path:
             else:
                 parts.append("." + field)
         elif parts[-1] != ".." and i < len(rest) and rest[i] == ".":
-            raise TemplateError(f"empty field name in path {text!r}")
+            raise TemplateError(f"empty field name in path {shorten(text)!r}")
     if parts[-1] == "..":
-        raise TemplateError(f"path {text!r} ends with '..'")
+        raise TemplateError(f"path {shorten(text)!r} ends with '..'")
     query = "".join(parts)
     try:
         compiled = parse_path(query)
     except (JSONPathError, Exception) as err:  # jsonpath-ng raises plain Exceptions too
-        raise TemplateError(f"invalid path {text!r}: {err}") from None
+        raise TemplateError(f"invalid path {shorten(text)!r}: {shorten(str(err))}") from None
     return _Path(text, root, compiled)
 
 
@@ -164,12 +223,12 @@ def _literal(text: str) -> str:
         if char == "\\" and i + 1 < len(body):
             nxt = body[i + 1]
             if nxt not in _ESCAPES:
-                raise TemplateError(f"unknown escape \\{nxt} in {text}")
+                raise TemplateError(f"unknown escape \\{nxt} in {shorten(text)}")
             out.append(_ESCAPES[nxt])
             i += 2
             continue
         if char == quote:
-            raise TemplateError(f"unescaped {quote} inside {text}")
+            raise TemplateError(f"unescaped {quote} inside {shorten(text)}")
         out.append(char)
         i += 1
     return "".join(out)
@@ -179,7 +238,7 @@ def _action_end(text: str, start: int) -> int:
     """The index of the ``}`` that closes the action opened at ``start``."""
     end = _closing(text, start + 1, "}")
     if end is None:
-        raise TemplateError(f"unclosed action at column {start + 1}: {text[start:]!r}")
+        raise TemplateError(f"unclosed action at column {start + 1}: {shorten(text[start:])!r}")
     return end
 
 
@@ -200,7 +259,9 @@ def _tokens(text: str) -> list[tuple[str, str]]:
     return out
 
 
-def _parse(tokens: list[tuple[str, str]], pos: int, in_range: bool) -> tuple[list[_Node], int]:
+def _parse(tokens: list[tuple[str, str]], pos: int, depth: int) -> tuple[list[_Node], int]:
+    """The nodes from ``pos`` on, inside ``depth`` ranges, and where they end."""
+    in_range = depth > 0
     nodes: list[_Node] = []
     while pos < len(tokens):
         kind, value = tokens[pos]
@@ -215,13 +276,17 @@ def _parse(tokens: list[tuple[str, str]], pos: int, in_range: bool) -> tuple[lis
             path = value[len("range") :].strip()
             if not path:
                 raise TemplateError("{range} needs a path, e.g. {range .items[*]}")
-            body, pos = _parse(tokens, pos, True)
+            if depth >= MAX_RANGE_DEPTH:
+                raise TemplateError(
+                    f"{{range}} is nested more than {MAX_RANGE_DEPTH} deep, the limit"
+                )
+            body, pos = _parse(tokens, pos, depth + 1)
             nodes.append(_Range(compile_path(path), tuple(body)))
         elif not value:
             raise TemplateError("empty action {}")
         elif value[0] in "'\"":
             if len(value) < 2 or value[-1] != value[0]:
-                raise TemplateError(f"unterminated quoted text {{{value}}}")
+                raise TemplateError(f"unterminated quoted text {{{shorten(value)}}}")
             nodes.append(_literal(value))
         else:
             nodes.append(compile_path(value))
@@ -238,7 +303,12 @@ def value_text(value: Any) -> str:
 
 
 def _find(path: _Path, root: Any, current: Any) -> list[Any]:
-    return [match.value for match in path.compiled.find(root if path.root else current)]
+    try:
+        return [match.value for match in path.compiled.find(root if path.root else current)]
+    except RecursionError:  # the limits above keep paths well short of this
+        raise TemplateError(
+            f"path {shorten(path.text)!r} nests too deep to evaluate; shorten it"
+        ) from None
 
 
 @dataclass(frozen=True)
@@ -250,22 +320,48 @@ class JsonPathTemplate:
 
     @classmethod
     def parse(cls, text: str) -> JsonPathTemplate:
-        nodes, _ = _parse(_tokens(text), 0, False)
+        """``text`` parsed; raises :class:`TemplateError` (an empty template is one)."""
+        if not text:
+            raise TemplateError("template format specified but no template given")
+        check_template_size(text)
+        nodes, _ = _parse(_tokens(text), 0, 0)
         return cls(text, tuple(nodes))
 
     def render(self, document: Any) -> str:
+        """The whole text for ``document`` (:meth:`write` to print it as it comes)."""
         out: list[str] = []
-        self._walk(self.nodes, document, document, out)
+        self.write(document, out.append)
         return "".join(out)
 
-    def _walk(self, nodes: Sequence[_Node], root: Any, current: Any, out: list[str]) -> None:
+    def write(self, document: Any, write: Callable[[str], object]) -> None:
+        """Pass the text for ``document`` to ``write`` as it is produced, in pieces of
+        about 64 KiB: memory stays flat however many times nested ranges repeat."""
+        pending: list[str] = []
+        size = 0
+
+        def add(text: str) -> None:
+            nonlocal size
+            pending.append(text)
+            size += len(text)
+            if size >= _FLUSH_AT:
+                write("".join(pending))
+                pending.clear()
+                size = 0
+
+        self._walk(self.nodes, document, document, add)
+        if pending:
+            write("".join(pending))
+
+    def _walk(
+        self, nodes: Sequence[_Node], root: Any, current: Any, add: Callable[[str], None]
+    ) -> None:
         for node in nodes:
             if isinstance(node, str):
-                out.append(node)
+                add(node)
             elif isinstance(node, _Path):
-                out.append(" ".join(value_text(v) for v in _find(node, root, current)))
+                add(" ".join(value_text(v) for v in _find(node, root, current)))
             else:
                 for found in _find(node.path, root, current):
                     items = found if isinstance(found, list) else [found]
                     for item in items:
-                        self._walk(node.body, root, item, out)
+                        self._walk(node.body, root, item, add)

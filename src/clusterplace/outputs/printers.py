@@ -8,10 +8,10 @@ from typing import Any
 
 from clusterplace.api.base import KubeObject
 from clusterplace.outputs.dumpers import dump_json, dump_yaml_stream
-from clusterplace.outputs.formats import FORMATS, is_template, object_name, render_template
+from clusterplace.outputs.formats import FORMATS, is_template, object_name, write_template
 from clusterplace.outputs.table import format_table
 
-__all__ = ["FORMATS", "Columns", "as_json_list", "label_text", "print_objects"]
+__all__ = ["FORMATS", "Columns", "as_json_list", "label_text", "print_objects", "write_objects"]
 
 Columns = Sequence[tuple[str, Callable[[Any], str]]]
 
@@ -47,6 +47,62 @@ def print_objects(
     name, which yaml, json and jsonpath print as itself rather than in a ``List``.
     ``show_labels`` adds a LABELS column of every label (or makes the one the table has
     show every label)."""
+    out: list[str] = []
+    write_objects(
+        objects,
+        fmt,
+        out.append,
+        columns=columns,
+        wide_columns=wide_columns,
+        no_headers=no_headers,
+        show_labels=show_labels,
+        single=single,
+    )
+    return "".join(out)
+
+
+def write_objects(
+    objects: Sequence[KubeObject],
+    fmt: str,
+    write: Callable[[str], object],
+    *,
+    columns: Columns,
+    wide_columns: Columns,
+    no_headers: bool = False,
+    show_labels: bool = False,
+    single: bool = False,
+) -> None:
+    """:func:`print_objects`, its text passed to ``write``: a jsonpath template's as it
+    is produced, in pieces, so that nested ranges print as they go."""
+    if is_template(fmt):
+        data = [o.to_dict() for o in objects]
+        document = data[0] if single and len(data) == 1 else as_json_list(data)
+        # As kubectl: a jsonpath template prints exactly its text, no newline added.
+        write_template(fmt, document, data, write, no_headers=no_headers)
+    else:
+        write(
+            _text(
+                objects,
+                fmt,
+                columns=columns,
+                wide_columns=wide_columns,
+                no_headers=no_headers,
+                show_labels=show_labels,
+                single=single,
+            )
+        )
+
+
+def _text(
+    objects: Sequence[KubeObject],
+    fmt: str,
+    *,
+    columns: Columns,
+    wide_columns: Columns,
+    no_headers: bool,
+    show_labels: bool,
+    single: bool,
+) -> str:
     if fmt == "yaml":
         # As kubectl: one object asked for by name prints as itself, anything else as a
         # List (an empty one when nothing matched), the shape -o json gives.
@@ -55,13 +111,9 @@ def print_objects(
         listed = as_json_list([o.to_dict() for o in objects])
         # kubectl's YAML sorts a List's keys: items before kind.
         return dump_yaml_stream([{key: listed[key] for key in sorted(listed)}])
-    data = [o.to_dict() for o in objects] if fmt == "json" or is_template(fmt) else []
     if fmt == "json":
+        data = [o.to_dict() for o in objects]
         return dump_json(data[0] if single and len(data) == 1 else as_json_list(data))
-    if is_template(fmt):
-        document = data[0] if single and len(data) == 1 else as_json_list(data)
-        # As kubectl: a jsonpath template prints exactly its text, no newline added.
-        return render_template(fmt, document, data, no_headers=no_headers)
     if fmt == "name":
         return "".join(f"{object_name(o.to_dict())}\n" for o in objects)
     cols = list(wide_columns if fmt == "wide" else columns)

@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Request
-from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field, StringConstraints
 
 from clusterplace.api import ManagedCluster
@@ -25,11 +24,12 @@ from clusterplace.scheduling import (
 from clusterplace.web.edits import check_edits
 from clusterplace.web.fates import FateFilter, group_label, group_labels, ranked
 from clusterplace.web.heat import heatmap_data
+from clusterplace.web.responses import SafeJSONResponse as JSONResponse
 from clusterplace.web.state import Explorer
 
 __all__ = ["EditCheckRequest", "Problem", "WhatIfRequest", "router"]
 
-router = APIRouter(prefix="/api")
+router = APIRouter(prefix="/api", default_response_class=JSONResponse)
 
 
 class Problem(BaseModel):

@@ -14,7 +14,7 @@ from urllib.parse import urlencode, urlsplit
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.docs import get_swagger_ui_html
-from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
+from fastapi.responses import FileResponse, HTMLResponse, Response
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 from markupsafe import Markup, escape
@@ -36,6 +36,7 @@ from clusterplace.web.fates import (
     stage_counts,
 )
 from clusterplace.web.guards import MAX_BODY_BYTES, BodyLimit, HostGuard, HostRule
+from clusterplace.web.responses import SafeJSONResponse as JSONResponse
 from clusterplace.web.state import Explorer
 
 __all__ = ["create_app"]
@@ -155,6 +156,7 @@ def create_app(state: Explorer, *, hosts: HostRule, max_body: int = MAX_BODY_BYT
         description="Read-only: see, explain and what-if the placements of a fleet.",
         docs_url=None,  # served below from local files, never from a CDN
         redoc_url=None,
+        default_response_class=JSONResponse,
     )
     app.state.explorer = state
     app.add_exception_handler(RequestValidationError, _invalid_request)
