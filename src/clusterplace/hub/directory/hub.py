@@ -303,7 +303,11 @@ def run_directory_controller(
         sink.hold_deletions = lambda: hub.incomplete
         reconciler = Reconciler(sink, now=clock, resync=resync, log=report)
         delivery = DeliveryReconciler(
-            sink, now=clock, log=report, hold_deletions=lambda: hub.incomplete
+            sink,
+            now=clock,
+            log=report,
+            hold_deletions=lambda: hub.incomplete,
+            is_cluster=lambda name: name in reconciler.state.fleet.clusters,
         )
 
         def publish(changes: list[ObjectChange]) -> None:
@@ -385,7 +389,7 @@ async def _serve(
             synced = await reconciler.drain(settle=True, progress=_phase(progress, what, known))
             placements = max(placements, reconciler.stats.placements)
             progress("delivering works", 0, None)
-            synced += await delivery.drain()
+            synced += await delivery.drain(settle=True)
             if not synced:
                 break
         reconciler.stats.placements = placements

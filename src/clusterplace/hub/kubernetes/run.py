@@ -145,7 +145,11 @@ class _Controller:
         reconciler = Reconciler(sink, resync=self.options.resync, log=self.report)
         reconciler.observer = self.metrics
         reconciler.queue.metrics = self.metrics
-        delivery = DeliveryReconciler(sink, log=self.report)
+        delivery = DeliveryReconciler(
+            sink,
+            log=self.report,
+            is_cluster=lambda name: name in reconciler.state.fleet.clusters,
+        )
         delivery.queue.metrics = self.metrics.queue(DELIVERY_QUEUE)
         source = HubSource(self.api, self.report)
 
