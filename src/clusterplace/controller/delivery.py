@@ -32,7 +32,7 @@ from clusterplace.api.base import set_condition
 from clusterplace.api.placement import PLACEMENT_LABEL
 from clusterplace.api.work import MWRS_FINALIZER, MWRS_LABEL, ManifestWorkReplicaSetStatus
 from clusterplace.controller.changes import Key, ObjectChange, against
-from clusterplace.controller.expectations import Expectations
+from clusterplace.controller.expectations import EXPECTATION_TIMEOUT_S, Expectations
 from clusterplace.controller.queue import WorkQueue
 from clusterplace.controller.sink import HubRefused, HubWriteError
 from clusterplace.delivery import HALTED, ReplicaSetPlan, plan_replica_set
@@ -250,6 +250,27 @@ def drop_strays(
     return dataclasses.replace(plan, deletes=plan.deletes + tuple(strays))
 
 
+def drop_duplicates(plan: ReplicaSetPlan, owned: Sequence[ManifestWork]) -> ReplicaSetPlan:
+    """``plan`` with the extra works of one placement in one cluster deleted: where the
+    hub names new works, a create planned before the echo of an earlier one arrived
+    makes a second work (a lost echo, or an expectation given up). The work kept is
+    the one the plan reads (the last by name); writes planned for the others are
+    dropped."""
+    if plan.add_finalizer or plan.status is None:
+        return plan
+    deleting = {(w.namespace, w.name) for w in plan.deletes}
+    by_slot: dict[tuple[str, str | None], list[ManifestWork]] = defaultdict(list)
+    for work in sorted(owned, key=lambda w: (w.namespace, w.name)):
+        if (work.namespace, work.name) not in deleting:
+            by_slot[(work.namespace, work_owner(work)[1])].append(work)
+    extra = [w for works in by_slot.values() for w in works[:-1]]
+    if not extra:
+        return plan
+    gone = {(w.namespace, w.name) for w in extra}
+    applies = tuple(w for w in plan.applies if (w.namespace, w.name) not in gone)
+    return dataclasses.replace(plan, deletes=plan.deletes + tuple(extra), applies=applies)
+
+
 def _held(obj: KubeObject) -> KubeObject | None:
     """What the hub holds after a write that returned ``obj``: nothing when it is being
     deleted and no finalizer is left to keep it (the hub deletes it then)."""
@@ -394,11 +415,12 @@ class DeliveryReconciler:
         log: Callable[[str], None] = lambda _: None,
         hold_deletions: Callable[[], bool] = lambda: False,
         is_cluster: Callable[[str], bool] | None = None,
+        expectation_timeout: float = EXPECTATION_TIMEOUT_S,
     ) -> None:
         self.sink = sink
         self.is_cluster = is_cluster  # whether a namespace is a cluster's (None: unknown)
         self.state = DeliveryState()
-        self.expectations = Expectations()
+        self.expectations = Expectations(expectation_timeout)
         self.queue: WorkQueue[Key] = WorkQueue(clock)
         self.now = now or (lambda: datetime.now(UTC))
         self.log = log
@@ -449,8 +471,10 @@ class DeliveryReconciler:
                 await self._collect_garbage(key)
                 return None
             plan = claim_works(plan, self.state.work_sets[key], self.state.works, now)
-            if self.is_cluster is not None and not self.hold_deletions():
-                plan = drop_strays(plan, self.state.owned(key), self.is_cluster)
+            if not self.hold_deletions():
+                plan = drop_duplicates(plan, self.state.owned(key))
+                if self.is_cluster is not None:
+                    plan = drop_strays(plan, self.state.owned(key), self.is_cluster)
             self._last[key] = plan
             self.stats.syncs += 1
             if plan.requeue_after is not None:
@@ -537,7 +561,7 @@ class DeliveryReconciler:
         if (written.namespace, written.name) in self.state.works:
             return
         self.expectations.begin(key, written)
-        self.expectations.wrote(key, written, written, self.queue.clock())
+        self.expectations.wrote(key, written, written, self.queue.clock(), until_seen=True)
 
     async def _delete(self, key: Key, work: ManifestWork) -> None:
         self.expectations.begin(key, work)
