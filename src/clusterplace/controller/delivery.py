@@ -428,7 +428,6 @@ class DeliveryReconciler:
         self.hold_deletions = hold_deletions
         self.wake = asyncio.Event()
         self.unsettled: set[Key] = set()  # MWRSs a settling drain left alone
-        self._last: dict[Key, ReplicaSetPlan] = {}  # the last plan of each MWRS (explain)
 
     def observe(self, changes: Iterable[ObjectChange]) -> None:
         """Take changes into the cache and enqueue the MWRSs they trigger."""
@@ -449,9 +448,6 @@ class DeliveryReconciler:
         for key in sorted(self.state.work_sets):
             self.queue.add(key)
         self.wake.set()
-
-    def last_plan(self, key: Key) -> ReplicaSetPlan | None:
-        return self._last.get(key)
 
     async def sync(self, key: Key) -> ReplicaSetPlan | None:
         """Sync one MWRS: plan from the cache, write, requeue as the plan says."""
@@ -475,7 +471,6 @@ class DeliveryReconciler:
                 plan = drop_duplicates(plan, self.state.owned(key))
                 if self.is_cluster is not None:
                     plan = drop_strays(plan, self.state.owned(key), self.is_cluster)
-            self._last[key] = plan
             self.stats.syncs += 1
             if plan.requeue_after is not None:
                 self.queue.add_after(key, plan.requeue_after.total_seconds())
@@ -579,7 +574,6 @@ class DeliveryReconciler:
     async def _collect_garbage(self, key: Key) -> None:
         """An MWRS gone from a hub without finalizers: its works go with it (unless the
         hub is not whole, when a work's owner may only be unreadable)."""
-        self._last.pop(key, None)
         self.expectations.forget(key)
         if self.sink.uses_finalizers or self.hold_deletions():
             return
