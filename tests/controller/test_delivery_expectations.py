@@ -9,6 +9,7 @@ import asyncio
 import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import timedelta
 
 from clusterplace.api import KubeObject, ManifestWork, ManifestWorkReplicaSet, PlacementDecision
 from clusterplace.api.work import ManifestWorkReplicaSetStatus
@@ -16,7 +17,7 @@ from clusterplace.controller import Key, ObjectChange
 from clusterplace.controller.delivery import DeliveryReconciler
 from clusterplace.controller.expectations import EXPECTATION_TIMEOUT_S
 from clusterplace.scheduling import Event
-from tests.support.mwrs import decision, placement, replica_set
+from tests.support.mwrs import decision, placement, replica_set, work_for
 from tests.support.sinks import Clocks
 
 KEY = ("apps", "web")
@@ -31,6 +32,7 @@ class NamingSink:
     echo_early: bool = False
     pending: list[ObjectChange] = field(default_factory=list)
     creates: list[ManifestWork] = field(default_factory=list)
+    deletes: list[ManifestWork] = field(default_factory=list)
     _serial: itertools.count[int] = field(default_factory=lambda: itertools.count(100))
 
     uses_finalizers = True
@@ -67,6 +69,8 @@ class NamingSink:
         return written
 
     async def delete_work(self, work: ManifestWork) -> ManifestWork | None:
+        self.deletes.append(work)
+        self._echo(ObjectChange(work, None))
         return None
 
     async def set_finalizers(
@@ -135,9 +139,59 @@ def test_an_echo_that_came_during_the_create_leaves_nothing_to_wait_for() -> Non
     assert len(reconciler.expectations) == 0
 
 
-def test_without_the_echo_the_expectation_times_out() -> None:
+def test_an_echo_held_back_past_any_timeout_never_makes_a_second_work() -> None:
+    """The watch holds the create's echo back far longer than the expectation timeout
+    (10 s once; 5 minutes now): the MWRS is looked at again now and then, but never
+    planned from a cache that lacks its own work."""
     sink = NamingSink()
     reconciler, clocks = _reconciler(sink)
     asyncio.run(reconciler.drain())
-    wait = reconciler.expectations.pending(KEY, clocks.clock())
-    assert wait is not None and 0 < wait <= EXPECTATION_TIMEOUT_S
+    assert len(sink.creates) == 1
+    for _ in range(3):
+        clocks.advance(timedelta(seconds=EXPECTATION_TIMEOUT_S + 13))
+        wait = reconciler.expectations.pending(KEY, clocks.clock())
+        assert wait is not None and 0 < wait <= EXPECTATION_TIMEOUT_S
+        reconciler.queue.add(KEY)
+        asyncio.run(reconciler.drain())
+        assert len(sink.creates) == 1
+    sink.deliver()
+    assert reconciler.expectations.pending(KEY, clocks.clock()) is None
+    asyncio.run(reconciler.drain())
+    assert len(sink.creates) == 1 and not sink.deletes
+
+
+def test_any_sighting_of_a_named_create_meets_its_expectation() -> None:
+    """A relist that shows the work at a later version (the agent's status written
+    meanwhile) meets the expectation as its echo would."""
+    sink = NamingSink()
+    reconciler, _ = _reconciler(sink)
+    asyncio.run(reconciler.drain())
+    (created,) = sink.creates
+    assert len(reconciler.expectations) == 2  # the create's and the status write's
+    later = created.metadata.model_copy(update={"resource_version": "999"})
+    reconciler.observe([ObjectChange(None, created.model_copy(update={"metadata": later}))])
+    assert len(reconciler.expectations) == 1  # the status write's echo only
+
+
+def test_a_duplicate_work_found_later_is_deleted() -> None:
+    """Two works of one placement in one cluster (a create made before an earlier
+    one's echo arrived): the one the plan reads stays, the other is deleted."""
+    sink = NamingSink()
+    clocks = Clocks()
+    reconciler = DeliveryReconciler(sink, now=clocks.now, clock=clocks.clock)
+    sink.reconciler = reconciler
+    mwrs = replica_set("p")
+    made = work_for(mwrs, "c1")
+    twins = [
+        made.model_copy(update={"metadata": made.metadata.model_copy(update={"name": name})})
+        for name in ("webaaaaa", "webbbbbb")
+    ]
+    objects = [mwrs, placement("p", selected=1, groups=1), decision(["c1"]), *twins]
+    reconciler.observe(ObjectChange(None, obj) for obj in objects)
+    asyncio.run(reconciler.drain())
+    assert [w.name for w in sink.deletes] == ["webaaaaa"]
+    assert not sink.creates
+    sink.deliver()
+    asyncio.run(reconciler.drain())
+    assert [w.name for w in sink.deletes] == ["webaaaaa"]  # settled
+    assert [name for _, name in reconciler.state.works] == ["webbbbbb"]

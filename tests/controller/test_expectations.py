@@ -62,3 +62,11 @@ def test_an_echo_that_never_comes_gives_up_after_the_time_out() -> None:
     assert expect.pending(KEY, at=EXPECTATION_TIMEOUT_S - 0.5) == 0.5
     assert expect.pending(KEY, at=EXPECTATION_TIMEOUT_S) is None
     assert len(expect) == 0
+
+
+def test_the_timeout_is_configurable() -> None:
+    expect = Expectations(timeout=42.0)
+    expect.begin(KEY, _at(""))
+    expect.wrote(KEY, _at(""), _at("7"), at=1.0)
+    assert expect.pending(KEY, at=2.0) == 41.0
+    assert expect.pending(KEY, at=43.0) is None

@@ -379,3 +379,17 @@ def test_plans_that_read_their_own_decisions_are_planned_again_after_writing(cas
         objects = world(cluster("c1"), tainted, numberOfClusters=1)
     hinted, reference = _both(objects)
     assert hinted == reference
+
+
+def test_the_echo_of_a_status_write_costs_no_plan() -> None:
+    """The hub answers every write at a new resourceVersion (MemorySink does, as an API
+    server): the echoes of a sync's decision and status writes queue the placement
+    again, and it is passed over, not planned a second time."""
+    reconciler, sink, _ = make_reconciler(world(cluster("c1")))
+    drain(reconciler)
+    written = [kind for kind, *_ in sink.log]
+    assert written == ["create", "status"]
+    ((_, echoed),) = reconciler.state.fleet.placements.items()
+    assert echoed is not None and echoed.metadata.resource_version  # at the hub's version
+    assert reconciler.stats.syncs == 1
+    assert reconciler.stats.hinted == 1

@@ -110,8 +110,8 @@ def works(hub: Path) -> dict[str, dict[str, Any]]:
 
 
 def report(hub: Path, cluster: str, state: str, at: str) -> None:
-    """What a work agent writes into the work's status."""
-    path = hub / ".clusterplace" / "manifestworks" / cluster / "web.yaml"
+    """What a work agent writes into the work's status (the cluster's one work)."""
+    (path,) = (hub / ".clusterplace" / "manifestworks" / cluster).glob("*.yaml")
     work = yaml.safe_load(path.read_text())
     generation = work["metadata"]["generation"]
 

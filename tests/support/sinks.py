@@ -1,19 +1,24 @@
 """An in-memory hub for the controller's reconcile core: :class:`MemorySink` records every
 write in order (and can be told to fail) and, as an API server's watch would, publishes
-each write back to the controller as a change; :func:`make_reconciler` wires it to a
+each write back to the controller as a change, at a new resourceVersion as a hub gives
+each write; :func:`make_reconciler` wires it to a
 reconciler driven by hand clocks (:class:`Clocks`), and :func:`drain` syncs what is ready."""
 
 from __future__ import annotations
 
 import asyncio
+import itertools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import TypeVar
 
 from clusterplace.api import KubeObject, Placement, PlacementDecision
 from clusterplace.controller import HubWriteError, Key, ObjectChange, Reconciler, Write
 from clusterplace.scheduling.events import Event
 from tests.support.builders import NOW
+
+KubeObjectT = TypeVar("KubeObjectT", bound=KubeObject)
 
 __all__ = ["Clocks", "MemorySink", "drain", "make_reconciler"]
 
@@ -29,6 +34,12 @@ class MemorySink:
     flushes: int = 0
     # Where written objects are published (the controller's observe): its watch.
     publish: Callable[[list[ObjectChange]], None] = lambda _: None
+    versions: itertools.count[int] = field(default_factory=lambda: itertools.count(1000))
+
+    def versioned(self, obj: KubeObjectT) -> KubeObjectT:
+        """``obj`` as the hub holds it once written: at a new resourceVersion."""
+        meta = obj.metadata.model_copy(update={"resource_version": str(next(self.versions))})
+        return obj.model_copy(update={"metadata": meta})
 
     def _maybe_fail(self) -> None:
         if self.fail_after is not None:
@@ -43,13 +54,14 @@ class MemorySink:
         if write.action == "delete":
             self.publish([ObjectChange(pd, None)])
             return None
-        self.publish([ObjectChange(write.current, pd)])
-        return pd
+        written = self.versioned(pd)
+        self.publish([ObjectChange(write.current, written)])
+        return written
 
     async def write_status(self, current: Placement, desired: Placement) -> Placement:
         self._maybe_fail()
         self.log.append(("status", desired.namespace, desired.name, desired))
-        written = current.model_copy(update={"status": desired.status})
+        written = self.versioned(current.model_copy(update={"status": desired.status}))
         self.publish([ObjectChange(current, written)])
         return written
 

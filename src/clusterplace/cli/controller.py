@@ -94,6 +94,16 @@ def _seconds(flag: str, dest: str, default: int, help_text: str) -> Callable[[F]
     metavar="SECONDS",
     help="Sync every placement again this often (upstream's informer resync).",
 )
+@click.option(
+    "--expectation-timeout",
+    type=click.FloatRange(min=1),
+    default=300,
+    show_default=True,
+    metavar="SECONDS",
+    help="How long a placement or ManifestWorkReplicaSet waits for the echoes of its "
+    "last writes before it is planned again without them (upstream's "
+    "ControllerExpectations: 5 minutes). A create the hub named waits for its echo.",
+)
 @lock_timeout_option(
     "How long to wait while another controller holds the output folder "
     "[default: for ever, as a standby replica].",
@@ -158,6 +168,7 @@ def controller(
     recursive: bool,
     now: datetime | None,
     resync: float,
+    expectation_timeout: float,
     lock_timeout: float | None,
     kubeconfig: Path | None,
     context: str | None,
@@ -210,6 +221,7 @@ def controller(
             (lease_duration, renew_deadline, retry_period),
             not disable_leader_election,
             resync,
+            expectation_timeout,
         )
         return
     misplaced = sorted(explicit.intersection(_KUBE_ONLY))
@@ -232,6 +244,7 @@ def controller(
             now=now,
             recursive=recursive,
             resync=resync,
+            expectation_timeout=expectation_timeout,
             lock_timeout=float("inf") if lock_timeout is None else lock_timeout,
             report=_log if not once else warn,
             progress=_phases(bar) if bar is not None else None,
@@ -294,6 +307,7 @@ def _run_kubernetes(
     times: tuple[int, int, int],
     leader_election: bool,
     resync: float,
+    expectation_timeout: float,
 ) -> None:
     try:
         from clusterplace.hub.kubernetes.election import ElectionTimes
@@ -310,6 +324,7 @@ def _run_kubernetes(
         times=ElectionTimes(*times),
         leader_election=leader_election,
         resync=resync,
+        expectation_timeout=expectation_timeout,
     )
     code = run_kubernetes_controller(options, report=_log)
     if code:

@@ -28,11 +28,6 @@ def _condition(placement: Placement, field: str) -> str:
     return "<none>"
 
 
-def _decision_names(placement: Placement) -> list[str]:
-    groups = (placement.status.decision_groups if placement.status else None) or []
-    return [name for group in groups for name in group.decisions or []]
-
-
 PLACEMENT_COLUMNS: Columns = [
     ("NAME", lambda p: p.name),
     ("SUCCEEDED", lambda p: _condition(p, "status")),

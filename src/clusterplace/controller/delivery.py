@@ -12,32 +12,40 @@ docs/controller.md, "ManifestWorkReplicaSets on a Kubernetes hub".
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Protocol, TypeVar
 
 from clusterplace.api import (
+    Condition,
     KubeObject,
     ManifestWork,
     ManifestWorkReplicaSet,
     Placement,
     PlacementDecision,
 )
+from clusterplace.api.base import set_condition
 from clusterplace.api.placement import PLACEMENT_LABEL
 from clusterplace.api.work import MWRS_FINALIZER, MWRS_LABEL, ManifestWorkReplicaSetStatus
 from clusterplace.controller.changes import Key, ObjectChange, against
-from clusterplace.controller.expectations import Expectations
+from clusterplace.controller.expectations import EXPECTATION_TIMEOUT_S, Expectations
 from clusterplace.controller.queue import WorkQueue
 from clusterplace.controller.sink import HubRefused, HubWriteError
 from clusterplace.delivery import HALTED, ReplicaSetPlan, plan_replica_set
+from clusterplace.delivery.works import work_name, work_owner
 from clusterplace.scheduling import Event
 
-__all__ = ["DeliveryReconciler", "DeliveryState", "DeliveryStats", "WorkSink"]
+__all__ = ["CONFLICT", "DeliveryReconciler", "DeliveryState", "DeliveryStats", "WorkSink"]
 
 RESYNC = 1800.0  # seconds: upstream's informer resync, as its longest requeue
+# With --once: an MWRS synced this many times in one drain (each sync writing, and the
+# echo of the write enqueuing it again) has not settled; it is left as it is.
+SETTLE_LIMIT = 32
+CONFLICT = "WorkConflict"  # clusterplace's own: a work another owner holds
 DELIVERY_KINDS = (ManifestWorkReplicaSet, ManifestWork, Placement, PlacementDecision)
 
 KubeObjectT = TypeVar("KubeObjectT", bound=KubeObject)
@@ -115,6 +123,152 @@ def halt_events(
         for line in lines(after)
         if line not in known
     ]
+
+
+def conflict_events(
+    before: ManifestWorkReplicaSetStatus | None, after: ManifestWorkReplicaSetStatus
+) -> list[Event]:
+    """A Warning event for each work held by another owner that the status did not
+    name before."""
+
+    def lines(status: ManifestWorkReplicaSetStatus | None) -> list[str]:
+        for condition in (status.conditions if status else None) or []:
+            if condition.type == CONFLICT and condition.status == "True":
+                return condition.message.splitlines()
+        return []
+
+    known = set(lines(before))
+    return [
+        Event("Warning", CONFLICT, "Apply", line, "", "ManifestWorkReplicaSet")
+        for line in lines(after)
+        if line not in known
+    ]
+
+
+def _holder(work: ManifestWork) -> str:
+    """Who holds ``work``, in words."""
+    owner, placement = work_owner(work)
+    if owner is None:
+        return "carries no ManifestWorkReplicaSet owner label (it is someone else's)"
+    namespace, _, name = owner.partition(".")
+    where = f", placement {placement}" if placement is not None else ""
+    return f"belongs to ManifestWorkReplicaSet {namespace}/{name}{where}"
+
+
+def _duplicate_refs(mwrs: ManifestWorkReplicaSet) -> dict[str, str]:
+    """The placements that two or more placementRefs name with different rollout
+    strategies, each with a line saying so."""
+    found: dict[str, list[tuple[int, str]]] = defaultdict(list)
+    for at, ref in enumerate(mwrs.spec.placement_refs):
+        strategy = ref.rollout_strategy.model_dump_json(by_alias=True, exclude_none=True)
+        found[ref.name].append((at, strategy))
+    lines = {}
+    for name, refs in found.items():
+        if len({strategy for _, strategy in refs}) > 1:
+            where = ", ".join(f"spec.placementRefs[{at}]" for at, _ in refs)
+            lines[name] = (
+                f"{where} name placement {name} with different rolloutStrategies: its works "
+                "are not written until one strategy is left"
+            )
+    return lines
+
+
+def claim_works(
+    plan: ReplicaSetPlan,
+    mwrs: ManifestWorkReplicaSet,
+    works: Mapping[Key, ManifestWork],
+    now: datetime,
+) -> ReplicaSetPlan:
+    """``plan`` without the writes to works that more than one owner claims
+    (clusterplace's own; upstream writes them, and the last writer wins):
+
+    - a work named as one the plan applies whose owner or placement label is not the
+      plan's (another MWRS's, or nobody's): never taken over, since two owners writing
+      one work would undo each other for ever;
+    - the works of a placement that two placementRefs name with different rollout
+      strategies (upstream rolls it out by each, so the most eager one wins).
+
+    Each is a line of ``WorkConflict=True`` in the status (reason
+    ``HeldByAnotherOwner`` or ``DuplicatePlacementRef``, the first line's); the
+    condition turns ``False/AsExpected`` once none is left."""
+    duplicates = _duplicate_refs(mwrs)
+    applies: list[ManifestWork] = []
+    lines: list[str] = []
+    reasons: list[str] = []
+    for placement in sorted(duplicates):
+        lines.append(duplicates[placement])
+        reasons.append("DuplicatePlacementRef")
+    for desired in plan.applies:
+        if work_owner(desired)[1] in duplicates:
+            continue
+        current = works.get((desired.namespace, desired.name)) if desired.name else None
+        if current is None or work_owner(current) == work_owner(desired):
+            applies.append(desired)
+            continue
+        lines.append(
+            f"ManifestWork {current.namespace}/{current.name} {_holder(current)}; "
+            f"not written for placement {work_owner(desired)[1]}"
+        )
+        reasons.append("HeldByAnotherOwner")
+    status = plan.status
+    if status is None:
+        return dataclasses.replace(plan, applies=tuple(applies))
+    held = status.conditions or []
+    if lines:
+        condition = Condition(
+            type=CONFLICT,
+            status="True",
+            reason=reasons[0],
+            message="\n".join(lines),
+            last_transition_time=now,
+        )
+    elif any(c.type == CONFLICT for c in held):
+        condition = Condition(
+            type=CONFLICT, status="False", reason="AsExpected", message="", last_transition_time=now
+        )
+    else:
+        return plan
+    status = status.model_copy(update={"conditions": set_condition(held, condition)})
+    return dataclasses.replace(plan, applies=tuple(applies), status=status)
+
+
+def drop_strays(
+    plan: ReplicaSetPlan, owned: Sequence[ManifestWork], is_cluster: Callable[[str], bool]
+) -> ReplicaSetPlan:
+    """``plan`` with the owned works in namespaces of no cluster of the fleet deleted too
+    (clusterplace's own: a work whose template changed before its cluster left keeps no
+    rollout status, so the rollout never removes it; upstream's hub deletes a gone
+    cluster's namespace, works and all)."""
+    if plan.add_finalizer or plan.status is None:
+        return plan
+    deleting = {(w.namespace, w.name) for w in plan.deletes}
+    strays = [
+        w for w in owned if not is_cluster(w.namespace) and (w.namespace, w.name) not in deleting
+    ]
+    if not strays:
+        return plan
+    return dataclasses.replace(plan, deletes=plan.deletes + tuple(strays))
+
+
+def drop_duplicates(plan: ReplicaSetPlan, owned: Sequence[ManifestWork]) -> ReplicaSetPlan:
+    """``plan`` with the extra works of one placement in one cluster deleted: where the
+    hub names new works, a create planned before the echo of an earlier one arrived
+    makes a second work (a lost echo, or an expectation given up). The work kept is
+    the one the plan reads (the last by name); writes planned for the others are
+    dropped."""
+    if plan.add_finalizer or plan.status is None:
+        return plan
+    deleting = {(w.namespace, w.name) for w in plan.deletes}
+    by_slot: dict[tuple[str, str | None], list[ManifestWork]] = defaultdict(list)
+    for work in sorted(owned, key=lambda w: (w.namespace, w.name)):
+        if (work.namespace, work.name) not in deleting:
+            by_slot[(work.namespace, work_owner(work)[1])].append(work)
+    extra = [w for works in by_slot.values() for w in works[:-1]]
+    if not extra:
+        return plan
+    gone = {(w.namespace, w.name) for w in extra}
+    applies = tuple(w for w in plan.applies if (w.namespace, w.name) not in gone)
+    return dataclasses.replace(plan, deletes=plan.deletes + tuple(extra), applies=applies)
 
 
 def _held(obj: KubeObject) -> KubeObject | None:
@@ -232,7 +386,7 @@ class DeliveryState:
             self.owned(key),
             now,
             finalizers=finalizers,
-            name_for=_hub_names if generate_names else None,
+            name_for=_hub_names if generate_names else lambda _, ref: work_name(mwrs, ref),
         )
 
 
@@ -260,17 +414,20 @@ class DeliveryReconciler:
         clock: Callable[[], float] = time.monotonic,
         log: Callable[[str], None] = lambda _: None,
         hold_deletions: Callable[[], bool] = lambda: False,
+        is_cluster: Callable[[str], bool] | None = None,
+        expectation_timeout: float = EXPECTATION_TIMEOUT_S,
     ) -> None:
         self.sink = sink
+        self.is_cluster = is_cluster  # whether a namespace is a cluster's (None: unknown)
         self.state = DeliveryState()
-        self.expectations = Expectations()
+        self.expectations = Expectations(expectation_timeout)
         self.queue: WorkQueue[Key] = WorkQueue(clock)
         self.now = now or (lambda: datetime.now(UTC))
         self.log = log
         self.stats = DeliveryStats()
         self.hold_deletions = hold_deletions
         self.wake = asyncio.Event()
-        self._last: dict[Key, ReplicaSetPlan] = {}  # the last plan of each MWRS (explain)
+        self.unsettled: set[Key] = set()  # MWRSs a settling drain left alone
 
     def observe(self, changes: Iterable[ObjectChange]) -> None:
         """Take changes into the cache and enqueue the MWRSs they trigger."""
@@ -292,9 +449,6 @@ class DeliveryReconciler:
             self.queue.add(key)
         self.wake.set()
 
-    def last_plan(self, key: Key) -> ReplicaSetPlan | None:
-        return self._last.get(key)
-
     async def sync(self, key: Key) -> ReplicaSetPlan | None:
         """Sync one MWRS: plan from the cache, write, requeue as the plan says."""
         wait = self.expectations.pending(key, self.queue.clock())
@@ -312,7 +466,11 @@ class DeliveryReconciler:
             if plan is None:
                 await self._collect_garbage(key)
                 return None
-            self._last[key] = plan
+            plan = claim_works(plan, self.state.work_sets[key], self.state.works, now)
+            if not self.hold_deletions():
+                plan = drop_duplicates(plan, self.state.owned(key))
+                if self.is_cluster is not None:
+                    plan = drop_strays(plan, self.state.owned(key), self.is_cluster)
             self.stats.syncs += 1
             if plan.requeue_after is not None:
                 self.queue.add_after(key, plan.requeue_after.total_seconds())
@@ -360,7 +518,7 @@ class DeliveryReconciler:
             mwrs = await self._expect(
                 key, mwrs, self.sink.write_replica_set_status(mwrs, plan.status)
             )
-            events = halt_events(before, plan.status)
+            events = halt_events(before, plan.status) + conflict_events(before, plan.status)
             if events:
                 await self.sink.emit(mwrs, events, {})
 
@@ -398,7 +556,7 @@ class DeliveryReconciler:
         if (written.namespace, written.name) in self.state.works:
             return
         self.expectations.begin(key, written)
-        self.expectations.wrote(key, written, written, self.queue.clock())
+        self.expectations.wrote(key, written, written, self.queue.clock(), until_seen=True)
 
     async def _delete(self, key: Key, work: ManifestWork) -> None:
         self.expectations.begin(key, work)
@@ -416,7 +574,6 @@ class DeliveryReconciler:
     async def _collect_garbage(self, key: Key) -> None:
         """An MWRS gone from a hub without finalizers: its works go with it (unless the
         hub is not whole, when a work's owner may only be unreadable)."""
-        self._last.pop(key, None)
         self.expectations.forget(key)
         if self.sink.uses_finalizers or self.hold_deletions():
             return
@@ -424,11 +581,23 @@ class DeliveryReconciler:
             await self._delete(key, work)
         await self.sink.forget_replica_set(key)
 
-    async def drain(self, stop: asyncio.Event | None = None) -> int:
-        """Sync every ready key until none is left (or ``stop``); returns how many."""
+    async def drain(self, stop: asyncio.Event | None = None, *, settle: bool = False) -> int:
+        """Sync every ready key until none is left (or ``stop``); returns how many.
+        ``settle`` (a run that ends when nothing is left to do) leaves an MWRS alone
+        once this drain synced it :data:`SETTLE_LIMIT` times, each sync writing again."""
         count = 0
+        runs: Counter[Key] = Counter()
         while not (stop is not None and stop.is_set()) and (key := self.queue.pop()) is not None:
             try:
+                runs[key] += 1
+                if settle and runs[key] > SETTLE_LIMIT:
+                    if key not in self.unsettled:
+                        self.unsettled.add(key)
+                        self.log(
+                            f"ManifestWorkReplicaSet {key[0]}/{key[1]} did not settle: each "
+                            f"of its last {SETTLE_LIMIT} syncs wrote again; left as it is"
+                        )
+                    continue
                 await self.sync(key)
             finally:
                 self.queue.done(key)

@@ -15,8 +15,15 @@ window is open is noted, and an expectation already seen in its window is met at
 Versions are compared for equality only, as the API conventions require (they are
 opaque). An object without a version (a directory hub's, an in-memory hub's) is matched
 by its content. An expectation that is never met (the echo was compacted away by a
-relist) gives up after :data:`EXPECTATION_TIMEOUT_S`, and the placement is planned from
-whatever the cache holds then.
+relist) gives up after the timeout (:data:`EXPECTATION_TIMEOUT_S` unless configured:
+upstream's ControllerExpectations waits 5 minutes), and the key is planned from whatever
+the cache holds then.
+
+A create whose name the hub generates (``generateName``) is different: planning before
+its echo would create a second object under another name, and no conflict would stop
+it. Its expectation (:meth:`Expectations.wrote` with ``until_seen``) never times out;
+any sighting of the object meets it: its echo, a later version, its deletion, or a
+relist that shows it.
 """
 
 from __future__ import annotations
@@ -28,7 +35,7 @@ from clusterplace.controller.changes import Key, ObjectChange
 
 __all__ = ["EXPECTATION_TIMEOUT_S", "Expectations", "ObjectId"]
 
-EXPECTATION_TIMEOUT_S = 10.0
+EXPECTATION_TIMEOUT_S = 300.0  # upstream's ExpectationsTimeout
 _SEEN_KEPT = 16
 
 ObjectId = tuple[str, str, str]  # (kind, namespace, name)
@@ -56,12 +63,14 @@ class _Window:
     expected: KubeObject | None = None
     returned: bool = False
     deadline: float = 0.0
+    until_seen: bool = False  # met by any sighting of the object, never timed out
 
 
 class Expectations:
     """Open windows and unmet expectations, by placement."""
 
-    def __init__(self) -> None:
+    def __init__(self, timeout: float = EXPECTATION_TIMEOUT_S) -> None:
+        self.timeout = timeout
         self._windows: dict[Key, dict[ObjectId, _Window]] = {}
         self._by_object: dict[ObjectId, Key] = {}
 
@@ -71,18 +80,29 @@ class Expectations:
         self._windows.setdefault(key, {})[oid] = _Window()
         self._by_object[oid] = key
 
-    def wrote(self, key: Key, obj: KubeObject, held: KubeObject | None, at: float) -> None:
+    def wrote(
+        self,
+        key: Key,
+        obj: KubeObject,
+        held: KubeObject | None,
+        at: float,
+        *,
+        until_seen: bool = False,
+    ) -> None:
         """The write of ``obj`` returned: the hub now holds ``held`` (None: gone).
-        ``at`` is the monotonic time, from which the expectation times out."""
+        ``at`` is the monotonic time, from which the expectation times out; with
+        ``until_seen`` (a create the hub named) it never does, and any sighting of the
+        object meets it."""
         oid = object_id(obj)
         window = self._windows.get(key, {}).get(oid)
         if window is None:
             return
-        if any(_same_version(held, seen) for seen in window.seen):
+        if any(_same_version(held, seen) for seen in window.seen) or (until_seen and window.seen):
             self._close(key, oid)
             return
         window.expected, window.returned = held, True
-        window.deadline = at + EXPECTATION_TIMEOUT_S
+        window.until_seen = until_seen
+        window.deadline = float("inf") if until_seen else at + self.timeout
 
     def failed(self, key: Key, obj: KubeObject) -> None:
         """The write of ``obj`` failed: nothing to wait for."""
@@ -100,7 +120,7 @@ class Expectations:
             window.seen.append(change.new)
             del window.seen[:-_SEEN_KEPT]  # a write in flight sees few versions of its object
             return None
-        if not _same_version(window.expected, change.new):
+        if not window.until_seen and not _same_version(window.expected, change.new):
             return None
         self._close(key, oid)
         return key if key not in self._windows else None
@@ -117,7 +137,10 @@ class Expectations:
         windows = self._windows.get(key)
         if not windows:
             return None
-        return min(max(0.0, w.deadline - at) for w in windows.values())
+        wait = min(max(0.0, w.deadline - at) for w in windows.values())
+        # Waiting for a sighting only: the sighting enqueues the key; the timeout
+        # given back keeps it looked at now and then meanwhile.
+        return wait if wait != float("inf") else self.timeout
 
     def forget(self, key: Key) -> None:
         """Drop every window of placement ``key`` (it is gone)."""

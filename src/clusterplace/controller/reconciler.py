@@ -27,7 +27,7 @@ from clusterplace.api import KubeObject, Placement, PlacementDecision
 from clusterplace.collector import collector_paused
 from clusterplace.controller.changes import Key, ObjectChange, against
 from clusterplace.controller.enqueue import is_placement_input, placements_to_sync
-from clusterplace.controller.expectations import Expectations
+from clusterplace.controller.expectations import EXPECTATION_TIMEOUT_S, Expectations
 from clusterplace.controller.queue import WorkQueue
 from clusterplace.controller.sink import HubRefused, HubWriteError, HubWriteRejected, Sink
 from clusterplace.controller.state import HubState
@@ -120,10 +120,11 @@ class Reconciler:
         resync: float | None = DEFAULT_RESYNC,
         log: Callable[[str], None] = lambda _: None,
         hints: bool = True,
+        expectation_timeout: float = EXPECTATION_TIMEOUT_S,
     ) -> None:
         self.sink = sink
         self.state = HubState()
-        self.expectations = Expectations()
+        self.expectations = Expectations(expectation_timeout)
         self.queue: WorkQueue[Key] = WorkQueue(clock)
         self.now = now or (lambda: datetime.now(UTC))
         self.resync = resync

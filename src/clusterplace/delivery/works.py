@@ -2,13 +2,15 @@
 cluster, when two works are the same, what a work's status conditions say about its
 rollout, and what the admission webhook refuses in a work's manifests.
 
-All of it is upstream's (OCM's MWRS controller and work webhook); docs/semantics.md,
-"Delivery", says what each rule means for a user.
+All of it is upstream's (OCM's MWRS controller and work webhook) but the name a work
+gets where the hub names nothing (:func:`work_name`, clusterplace's own);
+docs/semantics.md, "Delivery", says what each rule means for a user.
 """
 
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
 from collections.abc import Iterable, Mapping
 from datetime import datetime
@@ -31,6 +33,8 @@ __all__ = [
     "same_spec",
     "same_work",
     "template_problems",
+    "work_name",
+    "work_owner",
 ]
 
 MANIFEST_LIMIT = 500 * 1024  # bytes of JSON, the webhook's default --manifestLimit
@@ -130,6 +134,28 @@ def desired_work(
             ),
         }
     )
+
+
+WORK_NAME_MAX = 253  # a ManifestWork's name is a DNS subdomain
+DIGEST_LENGTH = 10  # hex characters of the owner's digest in a work's name
+
+
+def work_name(mwrs: ManifestWorkReplicaSet, placement: str) -> str:
+    """The name of the work ``mwrs`` makes for ``placement`` where the hub names
+    nothing (a directory hub): the MWRS's name, a dash and a digest of its namespace,
+    name and the placement. Deterministic, and two MWRSs (of any namespace) or two
+    placementRefs of one MWRS never share a name, so never a work. (A Kubernetes hub
+    names new works itself: ``generateName``.)"""
+    identity = f"{mwrs.namespace}/{mwrs.name}/{placement}".encode()
+    digest = hashlib.sha256(identity).hexdigest()[:DIGEST_LENGTH]
+    prefix = mwrs.name[: WORK_NAME_MAX - DIGEST_LENGTH - 1].rstrip(".-")
+    return f"{prefix}-{digest}"
+
+
+def work_owner(work: ManifestWork) -> tuple[str | None, str | None]:
+    """Who holds ``work``: its owner label (``<namespace>.<name>`` of an MWRS) and its
+    placement label, each None when missing."""
+    return work.labels.get(MWRS_LABEL), work.labels.get(MWRS_PLACEMENT_LABEL)
 
 
 def owner_label_problem(mwrs: ManifestWorkReplicaSet) -> str | None:

@@ -207,11 +207,16 @@ class QueueingHints:
 
     def status_as_planned(self, key: Key, old: Placement, new: Placement) -> bool:
         """Whether placement ``key`` changed from ``old`` only in its status, to the
-        status its recorded plan wrote; the record then follows the new object."""
+        status its recorded plan wrote; the record then follows the new object. The
+        echo of a status write carries a new resourceVersion (and, on a Kubernetes hub,
+        the write's managedFields entry): those say who wrote, not what the plan
+        reads."""
         found = self._records.get(key)
         if found is None or found.placement is not old or new.status != found.status:
             return False
-        if old.model_copy(update={"status": new.status}) != new:
+        if _bookkeeping_aside(old.model_copy(update={"status": new.status})) != (
+            _bookkeeping_aside(new)
+        ):
             return False
         self._records[key] = replace(found, placement=new)
         return True
@@ -316,3 +321,10 @@ class QueueingHints:
                 for key in list(self._balance.get(largest, ())):
                     if key != owner:
                         self.stale(key)
+
+
+def _bookkeeping_aside(placement: Placement) -> Placement:
+    """``placement`` without what every write changes (its resourceVersion and
+    managedFields), which no plan reads."""
+    meta = placement.metadata.model_copy(update={"resource_version": None, "managed_fields": None})
+    return placement.model_copy(update={"metadata": meta})

@@ -39,6 +39,7 @@ from clusterplace.api import (
 )
 from clusterplace.controller import Key, ObjectChange, Reconciler
 from clusterplace.controller.delivery import DeliveryReconciler
+from clusterplace.controller.expectations import EXPECTATION_TIMEOUT_S
 from clusterplace.errors import InputError, Location
 from clusterplace.hub.directory.files import remove_temporaries
 from clusterplace.hub.directory.lastgood import LastGood
@@ -280,6 +281,7 @@ def run_directory_controller(
     now: datetime | None = None,
     recursive: bool = False,
     resync: float | None = 600.0,
+    expectation_timeout: float = EXPECTATION_TIMEOUT_S,
     lock_timeout: float = float("inf"),
     report: Callable[[str], None] = lambda _: None,
     progress: RunProgress | None = None,
@@ -302,9 +304,16 @@ def run_directory_controller(
         # While some hub file is unknown, a placement not seen may well exist: its
         # decisions are not collected (nothing is deleted on a read error).
         sink.hold_deletions = lambda: hub.incomplete
-        reconciler = Reconciler(sink, now=clock, resync=resync, log=report)
+        reconciler = Reconciler(
+            sink, now=clock, resync=resync, log=report, expectation_timeout=expectation_timeout
+        )
         delivery = DeliveryReconciler(
-            sink, now=clock, log=report, hold_deletions=lambda: hub.incomplete
+            sink,
+            now=clock,
+            log=report,
+            hold_deletions=lambda: hub.incomplete,
+            is_cluster=lambda name: name in reconciler.state.fleet.clusters,
+            expectation_timeout=expectation_timeout,
         )
 
         def publish(changes: list[ObjectChange]) -> None:
@@ -386,7 +395,7 @@ async def _serve(
             synced = await reconciler.drain(settle=True, progress=_phase(progress, what, known))
             placements = max(placements, reconciler.stats.placements)
             progress("delivering works", 0, None)
-            synced += await delivery.drain()
+            synced += await delivery.drain(settle=True)
             if not synced:
                 break
         reconciler.stats.placements = placements

@@ -25,6 +25,7 @@ from typing import Any
 from clusterplace import stopping
 from clusterplace.controller import ObjectChange, Reconciler
 from clusterplace.controller.delivery import DeliveryReconciler
+from clusterplace.controller.expectations import EXPECTATION_TIMEOUT_S
 from clusterplace.controller.reconciler import synced_text
 from clusterplace.errors import InputError
 from clusterplace.hub.kubernetes.api import HubApi, connect
@@ -50,6 +51,7 @@ class KubeOptions:
     times: ElectionTimes = field(default_factory=ElectionTimes)
     leader_election: bool = True
     resync: float | None = 600.0
+    expectation_timeout: float = EXPECTATION_TIMEOUT_S
 
 
 def lease_namespace(options: KubeOptions) -> str:
@@ -146,10 +148,20 @@ class _Controller:
 
     async def lead(self, stop: asyncio.Event) -> None:
         sink = KubernetesSink(self.api, self.report)
-        reconciler = Reconciler(sink, resync=self.options.resync, log=self.report)
+        reconciler = Reconciler(
+            sink,
+            resync=self.options.resync,
+            log=self.report,
+            expectation_timeout=self.options.expectation_timeout,
+        )
         reconciler.observer = self.metrics
         reconciler.queue.metrics = self.metrics
-        delivery = DeliveryReconciler(sink, log=self.report)
+        delivery = DeliveryReconciler(
+            sink,
+            log=self.report,
+            is_cluster=lambda name: name in reconciler.state.fleet.clusters,
+            expectation_timeout=self.options.expectation_timeout,
+        )
         delivery.queue.metrics = self.metrics.queue(DELIVERY_QUEUE)
         source = HubSource(self.api, self.report)
 
