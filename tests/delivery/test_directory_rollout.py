@@ -308,3 +308,33 @@ def test_an_invalid_template_writes_no_work(
     applied = conditions(hub)["ManifestworkApplied"]
     assert applied[:2] == ("False", "NotAsExpected")
     assert message in applied[2]
+
+
+def test_a_work_agents_unreadable_status_is_kept_when_the_work_is_rewritten(
+    tmp_path: Path, run_process: Any
+) -> None:
+    hub = tmp_path / "hub"
+    write_hub(hub)
+    once(hub, T0)
+    path = hub / ".clusterplace" / "manifestworks" / "c1" / "web.yaml"
+    work = yaml.safe_load(path.read_text())
+    unreadable = {"conditions": [{"type": "Applied", "status": "Maybe"}]}
+    work["status"] = unreadable
+    path.write_text(yaml.safe_dump(work))
+    _edit_mwrs(
+        hub,
+        lambda d: d["spec"]["manifestWorkTemplate"]["workload"]["manifests"][0]["data"].update(
+            version="2"
+        ),
+    )
+    done = run_process("controller", "--hub", str(hub), "--once", "--now", "2026-06-01T00:01:00Z")
+    assert done.code == 0, done.stderr
+    assert "status.conditions[0].status: must be 'True', 'False' or 'Unknown'" in done.stderr
+    assert "the work agent's status cannot be read" in done.stderr
+    rewritten = yaml.safe_load(path.read_text())
+    assert rewritten["spec"]["workload"]["manifests"][0]["data"] == {"version": "2"}
+    assert rewritten["metadata"]["generation"] == 2
+    assert rewritten["status"] == unreadable  # the agent's, as it wrote it
+    # The cluster counts as having no status: ToApply, its work in flight, nothing else.
+    assert list(works(hub)) == ["c1"]
+    assert conditions(hub)["PlacementRolledOut"][:2] == ("False", "Progressing")
