@@ -140,6 +140,7 @@ class RolloutResult:
     recheck_after: timedelta | None = None
     stop: RolloutStop | None = None
     unreached: tuple[str, ...] = ()  # decided clusters in no group the handler walks
+    mandatory_groups: tuple[GroupKey, ...] = ()  # the mandatory decision groups found
 
 
 # --- the algorithm, over nanosecond times ----------------------------------------------
@@ -412,6 +413,9 @@ def _run(strategy: Strategy, tracker: DecisionTracker, existing: list[_Entry], n
         result = _progressive_per_cluster(
             rest, size, max_failures, section.min_success_time, timeout, current, now
         )
+        if result.stop is not None and result.stop.rule == StopRule.FAILURE_BUDGET:
+            # the budget is a share of every cluster, mandatory groups included
+            result.stop = replace(result.stop, total=len(all_clusters(groups)))
     else:
         result = _progressive_per_group(
             rest, section.max_failures, section.min_success_time, timeout, current, now
@@ -579,11 +583,13 @@ def plan_rollout(
     now_ns = datetime_to_ns(now)
     result = _run(decoded, tracker, existing, now_ns)
     walked = all_clusters(tracker.existing_besides())
+    mandatory: dict[GroupKey, frozenset[str]] = {}
     if decoded.type != ALL:
         section = (
             decoded.progressive if decoded.type == PROGRESSIVE else decoded.progressive_per_group
         ) or StrategySection()
-        walked |= all_clusters(tracker.existing(_mandatory_keys(section.mandatory_decision_groups)))
+        mandatory = tracker.existing(_mandatory_keys(section.mandatory_decision_groups))
+        walked |= all_clusters(mandatory)
     unreached = sorted(all_clusters(tracker.groups) - walked)
     return RolloutResult(
         to_rollout=_report(result.to_rollout),
@@ -595,4 +601,5 @@ def plan_rollout(
         else ns_to_timedelta(result.recheck_after),
         stop=result.stop,
         unreached=tuple(unreached),
+        mandatory_groups=tuple(ordered_keys(mandatory)),
     )
