@@ -35,6 +35,7 @@ from clusterplace.controller import Key
 from clusterplace.errors import ClusterplaceError
 from clusterplace.hub.directory.layout import OutLayout
 from clusterplace.safepath import real_path
+from clusterplace.watch import Signatures
 
 __all__ = ["OutStore"]
 
@@ -59,7 +60,7 @@ class OutStore:
             (real_path(layout.works), "ManifestWork"),
             (real_path(layout.work_set_statuses), "ManifestWorkReplicaSet"),
         )
-        self._signatures: dict[Path, tuple[int, int, int]] = {}  # as last read or written
+        self._signatures = Signatures()  # as last read or written
 
     # -- reading -----------------------------------------------------------------------
 
@@ -71,25 +72,16 @@ class OutStore:
     def rescan(self) -> list[Path]:
         """The files of OUT that changed, appeared or went since they were last read or
         written (by size, modification time and inode): what a missed watch event hid."""
-        seen = set(self._files())
-        changed = [p for p in seen if _signature(p) != self._signatures.get(p)]
-        changed.extend(p for p in self._signatures if p not in seen)
-        return sorted(changed)
+        return self._signatures.changed(list(self._files()))
 
     def unchanged(self, path: Path) -> bool:
         """Whether ``path`` is as it was last read or written (a watch event for the
         sink's own write needs no reading)."""
-        known = self._signatures.get(real_path(path))
-        return known is not None and _signature(path) == known
+        return self._signatures.unchanged(real_path(path))
 
     def written(self, path: Path) -> None:
         """``path`` was just written (or removed) by the sink: nothing to read again."""
-        path = real_path(path)
-        found = _signature(path)
-        if found is None:
-            self._signatures.pop(path, None)
-        else:
-            self._signatures[path] = found
+        self._signatures.record(real_path(path))
 
     def _files(self) -> Iterator[Path]:
         for folder, _ in self._folders:
@@ -206,11 +198,3 @@ class OutStore:
             "controller keeps that status as written when it rewrites the work)"
         )
         return loaded
-
-
-def _signature(path: Path) -> tuple[int, int, int] | None:
-    try:
-        info = path.stat()
-    except OSError:
-        return None
-    return (info.st_mtime_ns, info.st_size, info.st_ino)
