@@ -77,6 +77,56 @@ def test_a_failed_canary_stops_the_rollout_and_says_why(tmp_path: Path) -> None:
     assert sum('"reason": "MaxFailureBreach"' in line for line in lines) == 1
 
 
+def _events(hub: Path) -> list[dict[str, Any]]:
+    lines = (hub / ".clusterplace" / "events.jsonl").read_text().splitlines()
+    return [json.loads(line) for line in lines]
+
+
+def test_a_failed_cluster_holding_the_next_group_back_says_so(tmp_path: Path) -> None:
+    hub = tmp_path / "hub"
+    write_hub(hub, late=True)
+    once(hub, T0)
+    report(hub, "c1", "done", T0)
+    once(hub, "2026-06-01T00:02:00Z")
+    assert list(works(hub)) == ["c1", "c2", "c3"]
+    report(hub, "c2", "failed", "2026-06-01T00:03:00Z")
+    report(hub, "c3", "done", "2026-06-01T00:03:00Z")
+    once(hub, "2026-06-01T00:10:00Z")
+    assert list(works(hub)) == ["c1", "c2", "c3"]  # upstream's decision: c4 waits
+    found = conditions(hub)
+    assert found["PlacementRolledOut"][:2] == ("False", "Progressing")
+    assert found["RolloutHalted"][:2] == ("True", "HeldByFailedClusters")
+    assert found["RolloutHalted"][2].startswith(
+        "HeldByFailedClusters: placement web: c2 (Failed; no progressDeadline: never times "
+        "out) holds back 1 waiting cluster (c4): ProgressivePerGroup starts the next group"
+    )
+    (warning,) = [e for e in _events(hub) if e["reason"] == "HeldByFailedClusters"]
+    assert warning["type"] == "Warning" and warning["note"] == found["RolloutHalted"][2]
+
+    report(hub, "c2", "done", "2026-06-01T00:11:00Z")  # the hold ends when c2 recovers
+    once(hub, "2026-06-01T00:14:00Z")
+    assert list(works(hub)) == ["c1", "c2", "c3", "c4"]
+    assert conditions(hub)["RolloutHalted"][:2] == ("False", "AsExpected")
+
+
+def test_a_degraded_work_counted_as_succeeded_is_named(tmp_path: Path) -> None:
+    hub = tmp_path / "hub"
+    write_hub(hub)
+    once(hub, T0)
+    report(hub, "c1", "done", T0)
+    path = hub / ".clusterplace" / "manifestworks" / "c1" / "web.yaml"
+    work = yaml.safe_load(path.read_text())
+    work["status"]["conditions"].append({**work["status"]["conditions"][0], "type": "Degraded"})
+    path.write_text(yaml.safe_dump(work))
+    once(hub, "2026-06-01T00:02:00Z")
+    assert list(works(hub)) == ["c1", "c2", "c3"]  # upstream moves on
+    found = conditions(hub)["WorksDegraded"]
+    assert found[:2] == ("True", "SucceededWhileDegraded")
+    assert "the work on c1 reports Degraded=True with Progressing=False" in found[2]
+    (warning,) = [e for e in _events(hub) if e["reason"] == "SucceededWhileDegraded"]
+    assert warning["regarding"]["name"] == "web"
+
+
 def test_a_template_change_bumps_the_generation_and_keeps_the_status(tmp_path: Path) -> None:
     hub = tmp_path / "hub"
     write_hub(hub)
@@ -177,7 +227,44 @@ def test_a_strategy_the_handler_refuses_writes_no_work(tmp_path: Path, run: Any)
     assert done.code == 1
     assert 'time: unknown unit "x" in duration "5x"' in done.stderr
     assert works(hub) == {}
-    assert conditions(hub)["PlacementVerified"][:2] == ("False", "PlacementDecisionEmpty")
+    found = conditions(hub)
+    # Upstream would overwrite its NotAsExpected with PlacementDecisionEmpty: ours keeps it.
+    assert found["PlacementVerified"][:2] == ("False", "NotAsExpected")
+    assert 'unknown unit "x" in duration "5x"' in found["PlacementVerified"][2]
+    assert found["PlacementRolledOut"][:2] == ("False", "NotAsExpected")
+
+
+@pytest.mark.parametrize(
+    "section",
+    [
+        {"maxConcurrency": 1000000000000000000000000000000},
+        {"minSuccessTime": "99999999999999999999h"},
+        {"progressDeadline": "2562048h"},
+    ],
+    ids=["maxConcurrency", "minSuccessTime", "progressDeadline"],
+)
+def test_a_strategy_invalid_at_sync_never_reports_complete(
+    tmp_path: Path, run_process: Any, section: dict[str, Any]
+) -> None:
+    hub = tmp_path / "hub"
+    write_hub(hub)
+    _edit_mwrs(
+        hub,
+        lambda d: d["spec"]["placementRefs"][0].update(
+            rolloutStrategy={"type": "Progressive", "progressive": section}
+        ),
+    )
+    done = run_process("controller", "--hub", str(hub), "--once", "--now", T0)
+    assert done.code == 1
+    assert "Traceback" not in done.stderr
+    assert works(hub) == {}
+    found = conditions(hub)
+    assert found["PlacementVerified"][:2] == ("False", "NotAsExpected")
+    assert found["PlacementVerified"][2].startswith(
+        "placement web: the rollout strategy cannot be applied: "
+    )
+    assert found["PlacementRolledOut"][:2] == ("False", "NotAsExpected")
+    assert found["RolloutHalted"][:2] == ("True", "InvalidStrategy")
 
 
 @pytest.mark.parametrize(
@@ -221,3 +308,33 @@ def test_an_invalid_template_writes_no_work(
     applied = conditions(hub)["ManifestworkApplied"]
     assert applied[:2] == ("False", "NotAsExpected")
     assert message in applied[2]
+
+
+def test_a_work_agents_unreadable_status_is_kept_when_the_work_is_rewritten(
+    tmp_path: Path, run_process: Any
+) -> None:
+    hub = tmp_path / "hub"
+    write_hub(hub)
+    once(hub, T0)
+    path = hub / ".clusterplace" / "manifestworks" / "c1" / "web.yaml"
+    work = yaml.safe_load(path.read_text())
+    unreadable = {"conditions": [{"type": "Applied", "status": "Maybe"}]}
+    work["status"] = unreadable
+    path.write_text(yaml.safe_dump(work))
+    _edit_mwrs(
+        hub,
+        lambda d: d["spec"]["manifestWorkTemplate"]["workload"]["manifests"][0]["data"].update(
+            version="2"
+        ),
+    )
+    done = run_process("controller", "--hub", str(hub), "--once", "--now", "2026-06-01T00:01:00Z")
+    assert done.code == 0, done.stderr
+    assert "status.conditions[0].status: must be 'True', 'False' or 'Unknown'" in done.stderr
+    assert "the work agent's status cannot be read" in done.stderr
+    rewritten = yaml.safe_load(path.read_text())
+    assert rewritten["spec"]["workload"]["manifests"][0]["data"] == {"version": "2"}
+    assert rewritten["metadata"]["generation"] == 2
+    assert rewritten["status"] == unreadable  # the agent's, as it wrote it
+    # The cluster counts as having no status: ToApply, its work in flight, nothing else.
+    assert list(works(hub)) == ["c1"]
+    assert conditions(hub)["PlacementRolledOut"][:2] == ("False", "Progressing")

@@ -143,8 +143,8 @@ def test_with_mandatory_groups_nothing_new_starts_while_a_cluster_is_in_flight()
     found = explained(mwrs, two_groups(), works)
     assert why(found, "c") == (
         "mandatory decision groups (canary) are configured: as upstream, a cluster outside "
-        "them starts only when no cluster is in flight (in flight: b (Progressing since "
-        "2026-01-01T00:00:00Z))"
+        "them starts only when no cluster is in flight or timed out (in flight: b "
+        "(Progressing since 2026-01-01T00:00:00Z))"
     )
 
 
@@ -305,3 +305,37 @@ def test_times_and_spans() -> None:
         == "2026-01-01T00:00:01.500000Z"
     )
     assert [span(NOW - NOW.replace(minute=m)) for m in (10, 9, 0)] == ["0s", "1m0s", "10m0s"]
+
+
+def test_a_failed_cluster_holding_a_later_group_is_named_with_the_halt() -> None:
+    mwrs = per_group(maxFailures=0)
+    decisions = [*two_groups(), decision(["d"], index=2, page=3)]
+    works = [
+        work_for(mwrs, "a", "done"),
+        work_for(mwrs, "b", "failed"),
+        work_for(mwrs, "c", "done"),
+    ]
+    found = explained(mwrs, decisions, works)
+    assert states(found)["d"] == "not started"
+    # The walk stopped at the canary group; the cluster that holds it is in another group.
+    assert why(found, "d") == "groups roll one at a time, and clusters are in flight: b (Failed)"
+    (halted,) = found.placements[0].halted
+    assert halted.startswith("HeldByFailedClusters: b (Failed; no progressDeadline")
+    assert not found.placements[0].max_failure_breach
+
+
+def test_the_reasons_are_the_rollout_results_stop() -> None:
+    mwrs = progressive(maxConcurrency=1)
+    plan = plan_replica_set(
+        mwrs, {"p": placement(selected=2)}, {"p": [decision(["a", "b"])]}, [], NOW
+    )
+    (rollout,) = plan.rollouts
+    assert rollout.result is not None and rollout.result.stop is not None
+    assert rollout.result.stop.rule == "WindowFull"
+    assert (rollout.result.stop.limit, rollout.result.stop.total) == (1, 2)
+    assert rollout.result.stop.holders == ("a",)
+    found = explained(mwrs, [decision(["a", "b"])], [])
+    assert why(found, "b") == (
+        "the window is full: maxConcurrency 1 lets 1 of 2 clusters roll at once; the slots "
+        "are held by a (ToApply, its work written at this sync)"
+    )

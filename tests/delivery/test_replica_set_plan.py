@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+from clusterplace.api import PlacementDecision
 from clusterplace.delivery import ReplicaSetPlan, plan_replica_set
 from tests.support.mwrs import (
     configmap,
@@ -195,3 +196,129 @@ def test_an_invalid_group_label_is_an_error_for_that_placement() -> None:
     plan = plan_replica_set(mwrs, {"p": placement(selected=1)}, {"p": [bad]}, [], NOW)
     assert plan.errors and "incorrect group index" in plan.errors[0]
     assert not plan.applies
+
+
+PER_GROUP = {"type": "ProgressivePerGroup", "progressivePerGroup": {"maxFailures": 0}}
+
+
+def _waves(placement_name: str = "p") -> dict[str, list[PlacementDecision]]:
+    return {
+        placement_name: [
+            decision(["c1"], group="canary", index=0, page=1),
+            decision(["c2", "c3"], index=1, page=2),
+            decision(["c4", "c5"], index=2, page=3),
+        ]
+    }
+
+
+def _condition(plan: ReplicaSetPlan, kind: str) -> tuple[str, str, str]:
+    assert plan.status is not None
+    found = {c.type: (c.status, c.reason, c.message) for c in plan.status.conditions or []}
+    return found[kind]
+
+
+def test_a_failed_cluster_holding_the_next_group_back_is_named() -> None:
+    mwrs = replica_set(("p", PER_GROUP))
+    works = [
+        work_for(mwrs, "c1", "done"),
+        work_for(mwrs, "c2", "failed"),
+        work_for(mwrs, "c3", "done"),
+    ]
+    plan = plan_replica_set(mwrs, {"p": placement(selected=5)}, _waves(), works, NOW)
+    assert not plan.applies  # upstream's decision: wave 2 waits, and no breach is computed
+    (rollout,) = plan.rollouts
+    assert rollout.result is not None and not rollout.result.max_failure_breach
+    status, reason, message = _condition(plan, "RolloutHalted")
+    assert (status, reason) == ("True", "HeldByFailedClusters")
+    assert message.startswith(
+        "HeldByFailedClusters: placement p: c2 (Failed; no progressDeadline: never times out) "
+        "holds back 2 waiting clusters (c4, c5): ProgressivePerGroup starts the next group"
+    )
+    assert _condition(plan, "PlacementRolledOut")[:2] == ("False", "Progressing")
+
+
+def test_the_hold_clears_when_the_failed_cluster_recovers() -> None:
+    mwrs = replica_set(("p", PER_GROUP), status=None)
+    held = plan_replica_set(
+        mwrs,
+        {"p": placement(selected=5)},
+        _waves(),
+        [
+            work_for(mwrs, "c1", "done"),
+            work_for(mwrs, "c2", "failed"),
+            work_for(mwrs, "c3", "done"),
+        ],
+        NOW,
+    )
+    assert held.status is not None
+    again = mwrs.model_copy(update={"status": held.status})
+    recovered = [work_for(mwrs, c, "done") for c in ("c1", "c2", "c3")]
+    plan = plan_replica_set(again, {"p": placement(selected=5)}, _waves(), recovered, NOW)
+    assert names(plan.applies) == [("c4", "web"), ("c5", "web")]
+    assert _condition(plan, "RolloutHalted")[:2] == ("False", "AsExpected")
+
+
+def test_a_failed_cluster_beside_a_progressing_one_is_no_halt_yet() -> None:
+    mwrs = replica_set(("p", PER_GROUP))
+    works = [
+        work_for(mwrs, "c1", "done"),
+        work_for(mwrs, "c2", "failed"),
+        work_for(mwrs, "c3", "progressing"),
+    ]
+    plan = plan_replica_set(mwrs, {"p": placement(selected=5)}, _waves(), works, NOW)
+    assert plan.status is not None
+    assert "RolloutHalted" not in {c.type for c in plan.status.conditions or []}
+
+
+def test_a_failed_cluster_holding_a_progressive_window_is_named() -> None:
+    strategy = {
+        "type": "Progressive",
+        "progressive": {"maxConcurrency": 1, "maxFailures": 1, "progressDeadline": "1h"},
+    }
+    mwrs = replica_set(("p", strategy))
+    works = [work_for(mwrs, "c1", "failed")]
+    plan = plan_replica_set(
+        mwrs, {"p": placement(selected=3)}, {"p": [decision(["c1", "c2", "c3"])]}, works, NOW
+    )
+    assert not plan.applies
+    status, reason, message = _condition(plan, "RolloutHalted")
+    assert (status, reason) == ("True", "HeldByFailedClusters")
+    assert "c1 (Failed; times out at 2026-01-01T01:00:00Z) holds back 2 waiting" in message
+    assert "at most 1 clusters in flight (maxConcurrency)" in message
+
+
+def test_a_degraded_work_counted_as_succeeded_is_named() -> None:
+    mwrs = replica_set(("p", PER_GROUP))
+    works = [work_for(mwrs, "c1", "done-degraded")]
+    plan = plan_replica_set(mwrs, {"p": placement(selected=5)}, _waves(), works, NOW)
+    assert names(plan.applies) == [("c2", "web"), ("c3", "web")]  # upstream moves on
+    status, reason, message = _condition(plan, "WorksDegraded")
+    assert (status, reason) == ("True", "SucceededWhileDegraded")
+    assert message.startswith("SucceededWhileDegraded: placement p: the work on c1 reports")
+    fixed = mwrs.model_copy(update={"status": plan.status})
+    later = plan_replica_set(
+        fixed,
+        {"p": placement(selected=5)},
+        _waves(),
+        [work_for(mwrs, "c1", "done")],
+        NOW,
+    )
+    assert _condition(later, "WorksDegraded")[:2] == ("False", "AsExpected")
+
+
+def test_a_strategy_invalid_at_sync_is_never_complete() -> None:
+    for section in (
+        {"maxConcurrency": 1000000000000000000000000000000},
+        {"minSuccessTime": "99999999999999999999h"},
+        {"progressDeadline": "2562048h"},
+    ):
+        mwrs = replica_set(("p", {"type": "Progressive", "progressive": section}))
+        plan = plan_replica_set(
+            mwrs, {"p": placement(selected=1)}, {"p": [decision(["c1"])]}, [], NOW
+        )
+        assert not plan.applies and plan.errors, section
+        verified = _condition(plan, "PlacementVerified")
+        assert verified[:2] == ("False", "NotAsExpected"), section
+        assert verified[2].startswith("placement p: the rollout strategy cannot be applied: ")
+        assert _condition(plan, "PlacementRolledOut")[:2] == ("False", "NotAsExpected")
+        assert _condition(plan, "RolloutHalted")[:2] == ("True", "InvalidStrategy")

@@ -145,3 +145,17 @@ def test_serve_on_an_unresolvable_host_is_an_error(run: Callable[..., Result]) -
     assert result.stderr.startswith(
         "error: --host 'no-such-host.invalid': cannot resolve the address: "
     )
+
+
+def test_the_openapi_document_gives_the_413_of_every_post() -> None:
+    client = TestClient(create_app(example_explorer(), hosts=TEST_HOSTS))
+    schema = client.get("/openapi.json").json()
+    posts = {path: item["post"] for path, item in schema["paths"].items() if "post" in item}
+    assert {"/api/what-if", "/api/what-if/check"} <= set(posts)
+    for path, post in posts.items():
+        answer = post["responses"].get("413")
+        assert answer is not None, path
+        assert str(MAX_BODY_BYTES) in answer["description"]
+        assert answer["content"]["application/json"]["schema"] == {
+            "$ref": "#/components/schemas/Problem"
+        }

@@ -102,7 +102,8 @@ def decision(
 
 def conditions(state: str, at: str = "2026-01-01T00:00:00Z", generation: int = 1) -> list[Any]:
     """A work agent's conditions for a rollout state: applied, progressing, done,
-    failed, or silent (applied with no Progressing condition)."""
+    failed, silent (applied with no Progressing condition), or done-degraded (Progressing
+    False while Degraded True)."""
 
     def c(kind: str, status: str) -> dict[str, Any]:
         return {
@@ -118,6 +119,7 @@ def conditions(state: str, at: str = "2026-01-01T00:00:00Z", generation: int = 1
         "done": [c("Applied", "True"), c("Progressing", "False"), c("Available", "True")],
         "failed": [c("Applied", "True"), c("Progressing", "True"), c("Degraded", "True")],
         "silent": [c("Applied", "True"), c("Available", "True")],
+        "done-degraded": [c("Applied", "True"), c("Progressing", "False"), c("Degraded", "True")],
     }
     return table[state]
 

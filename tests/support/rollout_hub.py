@@ -19,8 +19,8 @@ GROUP = "cluster.open-cluster-management.io"
 T0 = "2026-06-01T00:00:00Z"
 
 
-def _cluster(name: str, canary: bool) -> dict[str, Any]:
-    labels = {f"{GROUP}/clusterset": "fleet", "ring": "canary" if canary else "main"}
+def _cluster(name: str, canary: bool, ring: str = "main") -> dict[str, Any]:
+    labels = {f"{GROUP}/clusterset": "fleet", "ring": "canary" if canary else ring}
     return {
         "apiVersion": f"{GROUP}/v1",
         "kind": "ManagedCluster",
@@ -29,12 +29,22 @@ def _cluster(name: str, canary: bool) -> dict[str, Any]:
     }
 
 
-def write_hub(hub: Path, *, max_failures: int = 0) -> None:
+def write_hub(hub: Path, *, max_failures: int = 0, late: bool = False) -> None:
+    """The hub; with ``late``, a fourth cluster ``c4`` forms a third group after the
+    canary group (c1) and the main one (c2, c3)."""
     hub.mkdir()
+    groups = [
+        {
+            "groupName": ring,
+            "groupClusterSelector": {"labelSelector": {"matchLabels": {"ring": ring}}},
+        }
+        for ring in (("canary", "main") if late else ("canary",))
+    ]
     docs: list[dict[str, Any]] = [
         _cluster("c1", True),
         _cluster("c2", False),
         _cluster("c3", False),
+        *([_cluster("c4", False, ring="late")] if late else []),
         {
             "apiVersion": f"{GROUP}/v1beta2",
             "kind": "ManagedClusterSet",
@@ -50,20 +60,7 @@ def write_hub(hub: Path, *, max_failures: int = 0) -> None:
             "apiVersion": f"{GROUP}/v1beta1",
             "kind": "Placement",
             "metadata": {"name": "web", "namespace": "apps"},
-            "spec": {
-                "decisionStrategy": {
-                    "groupStrategy": {
-                        "decisionGroups": [
-                            {
-                                "groupName": "canary",
-                                "groupClusterSelector": {
-                                    "labelSelector": {"matchLabels": {"ring": "canary"}}
-                                },
-                            }
-                        ]
-                    }
-                }
-            },
+            "spec": {"decisionStrategy": {"groupStrategy": {"decisionGroups": groups}}},
         },
         {
             "apiVersion": "work.open-cluster-management.io/v1alpha1",

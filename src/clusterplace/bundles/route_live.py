@@ -42,6 +42,7 @@ from clusterplace.errors import InputError
 from clusterplace.outputs import FileTransaction, OutputError
 from clusterplace.outputs.journal import recover
 from clusterplace.outputs.lock import folder_identity, folder_lock, still_held
+from clusterplace.watch import Signature, signature
 
 __all__ = ["IndexText", "LiveRouteDir"]
 
@@ -131,7 +132,7 @@ class LiveRouteDir:
         self._identity: tuple[int, int] | None = None  # the folder locked (device, inode)
         # (inode, mtime, size) of each copy as this run last wrote or saw it: a change
         # the folder reports for a copy that still has it is the echo of its own write.
-        self._seen: dict[str, tuple[int, int, int]] = {}
+        self._seen: dict[str, Signature] = {}
         self._checked: dict[str, bool] = {}
         # A failed commit may have left a journal that the next run carries out: then
         # the index kept here may not be the folder's, and only converge() can tell.
@@ -187,12 +188,11 @@ class LiveRouteDir:
 
     def _note(self, rels: Iterable[str]) -> None:
         for rel in rels:
-            try:
-                info = (self.out_dir / rel).stat()
-            except OSError:
+            found = signature(self.out_dir / rel)
+            if found is None:
                 self._seen.pop(rel, None)
-                continue
-            self._seen[rel] = (info.st_ino, info.st_mtime_ns, info.st_size)
+            else:
+                self._seen[rel] = found
 
     def edited(self, rels: Iterable[str]) -> list[str]:
         """The copies among ``rels`` (``cluster/file``) that this run wrote and that are
@@ -200,15 +200,8 @@ class LiveRouteDir:
         found: list[str] = []
         for rel in rels:
             seen = self._seen.get(rel)
-            if seen is None:
-                continue
-            try:
-                info = (self.out_dir / rel).stat()
-            except OSError:
-                found.append(rel)
-                continue
-            if (info.st_ino, info.st_mtime_ns, info.st_size) != seen:
-                found.append(rel)
+            if seen is not None and signature(self.out_dir / rel) != seen:
+                found.append(rel)  # edited, or deleted
         return found
 
     def update(

@@ -2,17 +2,17 @@
 changes until stopped (Ctrl-C or SIGTERM, exit 0).
 
 What is watched is what the command read: the ``-f`` files and folders, a directory hub
-(``--hub DIR`` and its controller's ``OUT``), each looked at every
-:data:`POLL_S` seconds (only file times, sizes and inodes: nothing is read until one
-changes), or a Kubernetes hub (``--kubeconfig``), listed again every :data:`RELIST_S`
-seconds. A table (and ``-o name``) prints, after the first time, only the rows that are
-new or changed, without the header; other formats print the whole output again."""
+(``--hub DIR`` and its controller's ``OUT``), each looked at every :data:`POLL_S`
+seconds (only the files' stat signatures, :func:`clusterplace.watch.tree_signatures`:
+nothing is read until one changes), or a Kubernetes hub (``--kubeconfig``), listed
+again every :data:`RELIST_S` seconds. A table (and ``-o name``) prints, after the first
+time, only the rows that are new or changed, without the header; other formats print
+the whole output again."""
 
 from __future__ import annotations
 
 import contextlib
 import io
-import os
 import signal
 import sys
 import threading
@@ -26,8 +26,9 @@ import click
 
 from clusterplace.cli._common import no_headers, warn
 from clusterplace.errors import ClusterplaceError
+from clusterplace.watch import tree_signatures
 
-__all__ = ["POLL_S", "RELIST_S", "follow", "tree_version", "watch_option"]
+__all__ = ["POLL_S", "RELIST_S", "follow", "watch_option"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -48,32 +49,6 @@ def watch_option(func: F) -> F:
     )(func)
 
 
-def tree_version(*roots: Path) -> frozenset[tuple[str, int, int, int]]:
-    """Every file under ``roots`` (hidden ones left out, but each root walked; a root
-    that is a file is itself) with its modification time, size and inode: a controller
-    renames files into place (a new inode), and a user may rewrite a file in place (a new
-    time or size). Only stats: nothing is opened, so a FIFO cannot block."""
-    stamps: set[tuple[str, int, int, int]] = set()
-
-    def stamp(path: str) -> None:
-        try:
-            found = os.stat(path)  # noqa: PTH116 (many files: stay cheap)
-        except OSError:
-            return
-        stamps.add((path, found.st_mtime_ns, found.st_size, found.st_ino))
-
-    for root in roots:
-        if not root.is_dir():
-            stamp(str(root))
-            continue
-        for folder, folders, names in os.walk(root):
-            folders[:] = [f for f in folders if not f.startswith(".")]
-            for name in names:
-                if not name.startswith("."):  # temporaries, editors' swap files
-                    stamp(os.path.join(folder, name))  # noqa: PTH118
-    return frozenset(stamps)
-
-
 def _version_source(filenames: Sequence[str]) -> tuple[Callable[[], Hashable], float]:
     """What tells that the input changed, and how often to ask."""
     meta = click.get_current_context().meta
@@ -83,12 +58,12 @@ def _version_source(filenames: Sequence[str]) -> tuple[Callable[[], Hashable], f
     if hub is not None:
         out = meta.get("clusterplace.hub.out")
         roots = [Path(hub), Path(hub) / ".clusterplace" if out is None else Path(out)]
-        return (lambda: tree_version(*roots)), POLL_S
+        return (lambda: tree_signatures(*roots)), POLL_S
     names = [n for value in filenames for n in value.split(",") if n]
     if "-" in names:
         raise click.UsageError("-w/--watch cannot watch standard input (-f -)")
     paths = [Path(n) for n in names]
-    return (lambda: tree_version(*paths)), POLL_S
+    return (lambda: tree_signatures(*paths)), POLL_S
 
 
 class _Stopped(Exception):

@@ -19,9 +19,9 @@ from clusterplace.cli._common import (
     warn_unknown,
 )
 from clusterplace.cli._progress import progress
-from clusterplace.cli._watch import tree_version
 from clusterplace.codecs import expand_sources, load_fleet
 from clusterplace.errors import InputError, shorten
+from clusterplace.watch import tree_signatures
 
 if TYPE_CHECKING:
     from clusterplace.web.state import FleetSource
@@ -197,7 +197,7 @@ def fleet_source(
     events_path = OutLayout(out_dir).events
     return FleetSource(
         load=lambda: load_hub(hub, recursive, out),
-        version=lambda: tree_version(root, out_dir),
+        version=lambda: tree_signatures(root, out_dir),
         events=lambda offset: read_event_log(events_path, offset),
         label=f"--hub {hub}" + (f" --out {out}" if out is not None else ""),
         hub=True,

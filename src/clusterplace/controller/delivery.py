@@ -35,7 +35,7 @@ from clusterplace.controller.changes import Key, ObjectChange, against
 from clusterplace.controller.expectations import EXPECTATION_TIMEOUT_S, Expectations
 from clusterplace.controller.queue import WorkQueue
 from clusterplace.controller.sink import HubRefused, HubWriteError
-from clusterplace.delivery import HALTED, ReplicaSetPlan, plan_replica_set
+from clusterplace.delivery import WARNINGS, ReplicaSetPlan, plan_replica_set
 from clusterplace.delivery.works import work_name, work_owner
 from clusterplace.scheduling import Event
 
@@ -112,10 +112,11 @@ def halt_events(
     before (clusterplace's own: upstream records none)."""
 
     def lines(status: ManifestWorkReplicaSetStatus | None) -> list[str]:
+        found: list[str] = []
         for condition in (status.conditions if status else None) or []:
-            if condition.type == HALTED and condition.status == "True":
-                return condition.message.splitlines()
-        return []
+            if condition.type in WARNINGS and condition.status == "True":
+                found.extend(condition.message.splitlines())
+        return found
 
     known = set(lines(before))
     return [

@@ -21,6 +21,8 @@ from clusterplace.delivery.explain import (
 from clusterplace.delivery.groups import GroupKey
 from clusterplace.delivery.replicaset import (
     HALTED,
+    WARNINGS,
+    WORKS_DEGRADED,
     PlacementRollout,
     ReplicaSetPlan,
     plan_replica_set,
@@ -30,6 +32,8 @@ from clusterplace.delivery.rollout import (
     RolloutInputError,
     RolloutResult,
     RolloutStatus,
+    RolloutStop,
+    StopRule,
     plan_rollout,
 )
 from clusterplace.delivery.strategy import RolloutStrategyError
@@ -44,6 +48,8 @@ from clusterplace.delivery.works import (
 
 __all__ = [
     "HALTED",
+    "WARNINGS",
+    "WORKS_DEGRADED",
     "ClusterRolloutStatus",
     "DecisionGroupError",
     "GroupKey",
@@ -53,7 +59,9 @@ __all__ = [
     "RolloutInputError",
     "RolloutResult",
     "RolloutStatus",
+    "RolloutStop",
     "RolloutStrategyError",
+    "StopRule",
     "UnknownReplicaSetError",
     "decision_pages",
     "desired_work",

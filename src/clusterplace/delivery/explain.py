@@ -5,11 +5,12 @@ The decision is the controller's own: :func:`explain_rollout` plans one sync wit
 :func:`~clusterplace.delivery.plan_replica_set` (which runs
 :func:`~clusterplace.delivery.plan_rollout` for each placementRef) on the inputs the
 controller reads, at the time given, and then only reads that plan. What is in flight,
-soaking, done or timed out is the rollout result's; the reasons a cluster waits are
-derived from the strategy (its window, failure budget, mandatory groups, group order)
-and that same result (which clusters hold the slots, which failed, which soak until
-when). ``clusterplace explain rollout`` prints it and the explorer's Rollouts view shows
-it; both call this module.
+soaking, done or timed out is the rollout result's, and so is why the others wait: the
+rule the handler's walk stopped at (:class:`~clusterplace.delivery.RolloutStop`: a full
+window, a spent failure budget, a group or mandatory group still in flight, with the
+clusters that hold it) and the clusters it never walks. This module only puts them
+into words. ``clusterplace explain rollout`` prints it and the explorer's Rollouts view
+shows it; both call this module.
 """
 
 from __future__ import annotations
@@ -23,23 +24,24 @@ from clusterplace.api import Fleet, ManifestWork, ManifestWorkReplicaSet, Placem
 from clusterplace.api.placement import PLACEMENT_LABEL, PlacementDecision
 from clusterplace.api.work import MWRS_LABEL, MWRS_PLACEMENT_LABEL, LocalPlacementReference
 from clusterplace.delivery.groups import (
-    ClusterGroups,
     DecisionTracker,
     GroupKey,
-    all_clusters,
     cluster_to_group_key,
     ordered_keys,
 )
 from clusterplace.delivery.replicaset import PlacementRollout, ReplicaSetPlan, plan_replica_set
-from clusterplace.delivery.rollout import ClusterRolloutStatus, RolloutResult, RolloutStatus
+from clusterplace.delivery.rollout import (
+    ClusterRolloutStatus,
+    RolloutResult,
+    RolloutStatus,
+    RolloutStop,
+    StopRule,
+)
 from clusterplace.delivery.strategy import (
     ALL,
     PROGRESSIVE,
-    IntOrString,
-    RolloutStrategyError,
     Strategy,
     StrategySection,
-    calculate_rollout_size,
     decode_strategy,
 )
 from clusterplace.delivery.works import (
@@ -479,13 +481,12 @@ def _strategy_words(ref: LocalPlacementReference) -> tuple[str, str]:
 
 @dataclass
 class _Context:
-    """What the reasons of one placement read."""
+    """What the words of one placement read: the strategy as written, the groups of its
+    decisions, and the rollout result (whose stop says why the others wait)."""
 
     strategy: Strategy
     section: StrategySection
-    tracker: DecisionTracker
-    mandatory: ClusterGroups
-    rest: ClusterGroups
+    indices: int  # distinct group indices of the decisions
     result: RolloutResult
     group_of: dict[str, GroupKey]
     shown: dict[str, str] = field(default_factory=dict)  # cluster -> state in a few words
@@ -531,25 +532,15 @@ def _explain_placement(
             ref.name,
             words,
             kind,
-            groups=_groups(tracker, {}, tracker.groups),
+            groups=_groups(tracker, set(), set()),
             clusters=clusters,
             error=rollout.error,
             summary=summary,
             decisions=len(decisions),
         )
-    strategy = decode_strategy(_strategy_dump(ref))  # plan_rollout decoded it the same
+    strategy = decode_strategy(_strategy_dump(ref))  # for its words; plan_rollout read it
     section = _section(strategy)
-    keys = (
-        []
-        if strategy.type == ALL
-        else [
-            GroupKey(g.group_name, 0) if g.group_name else GroupKey("", g.group_index)
-            for g in section.mandatory_decision_groups
-        ]
-    )
-    mandatory = tracker.existing(keys) if keys else {}
-    rest = tracker.existing_besides(keys)
-    ctx = _Context(strategy, section, tracker, mandatory, rest, result, group_of)
+    ctx = _Context(strategy, section, len(tracker.index_to_name), result, group_of)
     statuses = {str(s["clusterName"]): s for s in rollout.statuses}
     in_flight = {e.cluster_name: e for e in result.to_rollout}
     timed_out = {e.cluster_name: e for e in result.timed_out}
@@ -635,7 +626,7 @@ def _explain_placement(
         ref.name,
         words,
         kind,
-        groups=_groups(tracker, mandatory, {**rest, **mandatory}),
+        groups=_groups(tracker, set(result.mandatory_groups), set(result.unreached)),
         clusters=tuple(states[c] for c in _cluster_order(group_of)),
         removed=removed,
         max_failure_breach=result.max_failure_breach,
@@ -668,7 +659,7 @@ def _cluster_order(group_of: Mapping[str, GroupKey]) -> list[str]:
 
 
 def _groups(
-    tracker: DecisionTracker, mandatory: ClusterGroups, rolled: ClusterGroups
+    tracker: DecisionTracker, mandatory: set[GroupKey], unreached: set[str]
 ) -> tuple[RolloutGroup, ...]:
     return tuple(
         RolloutGroup(
@@ -676,7 +667,7 @@ def _groups(
             key.group_index,
             tuple(sorted(tracker.groups[key])),
             mandatory=key in mandatory,
-            rolled=key in rolled,
+            rolled=key in mandatory or not tracker.groups[key] <= unreached,
         )
         for key in ordered_keys(tracker.groups)
     )
@@ -826,13 +817,6 @@ def _group_label(key: GroupKey) -> str:
     return f"group index {key.group_index}"
 
 
-def _size(threshold: IntOrString, total: int, default: int) -> int | None:
-    try:
-        return calculate_rollout_size(threshold, total, default)
-    except RolloutStrategyError:
-        return None
-
-
 def _why(cluster: str, key: GroupKey, outdated: bool, ctx: _Context) -> list[str]:
     """Why ``cluster`` (of group ``key``) is not in flight, from the strategy and the
     rollout result; every waiting cluster gets at least one reason."""
@@ -851,96 +835,87 @@ def _why(cluster: str, key: GroupKey, outdated: bool, ctx: _Context) -> list[str
 
 
 def _reasons(cluster: str, key: GroupKey, ctx: _Context) -> list[str]:
-    result, strategy, section = ctx.result, ctx.strategy, ctx.section
-    busy = [e.cluster_name for e in result.to_rollout if e.status not in FAILURES]
-    in_mandatory = any(cluster in members for members in ctx.mandatory.values())
-    if not in_mandatory and not any(cluster in members for members in ctx.rest.values()):
-        count = len(ctx.tracker.index_to_name)
+    """Why ``cluster`` waits, in words: the rule the rollout's walk stopped at, as the
+    rollout result reports it (or the group it never walks)."""
+    result = ctx.result
+    if cluster in result.unreached:
         return [
-            f"its {_group_label(key)} is outside the indices 0..{count - 1} a rollout walks "
-            "(the group indices have a gap): it is never rolled out"
+            f"its {_group_label(key)} is outside the indices 0..{ctx.indices - 1} a rollout "
+            "walks (the group indices have a gap): it is never rolled out"
         ]
-    if result.max_failure_breach:
-        return [_breach(ctx)]
-    if ctx.mandatory:
-        names = ", ".join(
-            k.group_name or f"index {k.group_index}" for k in ordered_keys(ctx.mandatory)
+    stop = result.stop
+    if stop is None:
+        return []
+    if stop.rule == StopRule.FAILURE_BUDGET:
+        return [_breach(stop, ctx)]
+    if stop.rule == StopRule.MANDATORY_FIRST:
+        return [_mandatory_first(cluster, stop, ctx)]
+    holders = _named(stop.holders, ctx)
+    if stop.rule == StopRule.WINDOW_FULL:
+        value = ctx.section.max_concurrency.value
+        limit = f"maxConcurrency {value}" if value else "without maxConcurrency, all"
+        return [
+            f"the window is full: {limit} lets {stop.limit} of {stop.total} clusters roll "
+            f"at once; the slots are held by {holders}"
+        ]
+    group = stop.group
+    if group is not None and all(ctx.group_of.get(c) == group for c in stop.holders):
+        return [
+            f"groups roll one at a time: the previous {_group_label(group)} is not done: {holders}"
+        ]
+    return [f"groups roll one at a time, and clusters are in flight: {holders}"]
+
+
+def _mandatory_first(cluster: str, stop: RolloutStop, ctx: _Context) -> str:
+    keys = ctx.result.mandatory_groups
+    names = ", ".join(k.group_name or f"index {k.group_index}" for k in keys)
+    members = sorted(c for c, k in ctx.group_of.items() if k in keys)
+    if cluster in members:
+        return (
+            f"the mandatory decision groups ({names}) roll one at a time, and an earlier "
+            f"one is not done: {_named(stop.holders, ctx)}"
         )
-        if in_mandatory:
-            return [
-                f"the mandatory decision groups ({names}) roll one at a time, and an earlier "
-                f"one is not done: {_named(busy, ctx)}"
-            ]
-        pending = sorted(c for c in all_clusters(ctx.mandatory) if c in busy or c not in ctx.shown)
-        if pending:
-            return [
-                f"the mandatory decision groups ({names}) go first and are not done: "
-                f"{_named(pending, ctx)}"
-            ]
-        flying = [e.cluster_name for e in result.to_rollout if e.status != RolloutStatus.TO_APPLY]
-        if flying or result.timed_out:
-            what = (
-                f"in flight: {_named(flying, ctx)}"
-                if flying
-                else f"{_named((e.cluster_name for e in result.timed_out), ctx)} just timed out"
-            )
-            return [
-                f"mandatory decision groups ({names}) are configured: as upstream, a cluster "
-                f"outside them starts only when no cluster is in flight ({what})"
-            ]
-    if strategy.type == PROGRESSIVE:
-        total = len(all_clusters(ctx.rest))
-        size = _size(section.max_concurrency, total, total)
-        if size is not None and len(result.to_rollout) >= size:
-            value = section.max_concurrency.value
-            limit = f"maxConcurrency {value}" if value else "without maxConcurrency, all"
-            holders = _named((e.cluster_name for e in result.to_rollout), ctx)
-            return [
-                f"the window is full: {limit} lets {size} of {total} clusters roll at once; "
-                f"the slots are held by {holders}"
-            ]
-    elif strategy.type != ALL and busy:
-        earlier = {ctx.group_of[c] for c in busy if c in ctx.group_of}
-        first = min(earlier, key=lambda k: (k.group_index, k.group_name)) if earlier else None
-        if first is not None and len(earlier) == 1 and first.group_index < key.group_index:
-            return [
-                f"groups roll one at a time: the previous {_group_label(first)} is not done: "
-                f"{_named(busy, ctx)}"
-            ]
-        return [f"groups roll one at a time, and clusters are in flight: {_named(busy, ctx)}"]
-    return []
+    pending = [c for c in members if c in stop.holders or c not in ctx.shown]
+    if pending:
+        return (
+            f"the mandatory decision groups ({names}) go first and are not done: "
+            f"{_named(pending, ctx)}"
+        )
+    timed_out = {e.cluster_name for e in ctx.result.timed_out}
+    flying = [c for c in stop.holders if c not in timed_out]
+    what = "; ".join(
+        part
+        for part in (
+            f"in flight: {_named(flying, ctx)}" if flying else "",
+            f"{_named(sorted(timed_out), ctx)} timed out at this sync" if timed_out else "",
+        )
+        if part
+    )
+    return (
+        f"mandatory decision groups ({names}) are configured: as upstream, a cluster "
+        f"outside them starts only when no cluster is in flight or timed out ({what})"
+    )
 
 
-def _breach(ctx: _Context) -> str:
+def _breach(stop: RolloutStop, ctx: _Context) -> str:
     """Why no new cluster starts: which budget the failures spent."""
-    section = ctx.section
-    failed = sorted(c for c, s in ctx.shown.items() if s.split(",")[0] in ("Failed", "TimeOut"))
-    mandatory = all_clusters(ctx.mandatory) if ctx.mandatory else set()
-    failed_mandatory = [c for c in failed if c in mandatory]
-    if failed_mandatory:
+    failed = _named(stop.failed, ctx)
+    if stop.mandatory:
         return (
             "the failure budget is spent: a mandatory decision group tolerates no failure, "
-            f"and {_named(failed_mandatory, ctx)} failed; no new cluster starts"
+            f"and {failed} failed; no new cluster starts"
         )
-    value = section.max_failures.value
-    if ctx.strategy.type == PROGRESSIVE:
-        total = len(all_clusters(ctx.tracker.existing_besides()))
-        allowed = _size(section.max_failures, total, 0)
+    value = ctx.section.max_failures.value
+    if stop.group is None:
         return (
-            f"the failure budget is spent: maxFailures {value} allows {allowed} of {total} "
-            f"clusters to fail, and {_named(failed, ctx)} failed; no new cluster starts"
+            f"the failure budget is spent: maxFailures {value} allows {stop.limit} of "
+            f"{stop.total} clusters to fail, and {failed} failed; no new cluster starts"
         )
-    for key in ordered_keys(ctx.rest):
-        members = ctx.rest[key]
-        mine = [c for c in failed if c in members]
-        allowed = _size(section.max_failures, len(members), 0) or 0
-        if len(mine) > allowed:
-            return (
-                f"the failure budget of {_group_label(key)} is spent: maxFailures {value} "
-                f"allows {allowed} of its {len(members)} clusters to fail, and "
-                f"{_named(mine, ctx)} failed; the rollout stops there"
-            )
-    return f"the failure budget is spent ({_named(failed, ctx)} failed): no new cluster starts"
+    return (
+        f"the failure budget of {_group_label(stop.group)} is spent: maxFailures {value} "
+        f"allows {stop.limit} of its {stop.total} clusters to fail, and {failed} failed; "
+        "the rollout stops there"
+    )
 
 
 def _recheck(result: RolloutResult, now: datetime) -> tuple[datetime | None, str]:

@@ -9,9 +9,13 @@ works' conditions). :func:`plan_replica_set` plans all four from the cache, befo
 write, as upstream's steps read their listers; the controller then writes the plan.
 
 Beyond upstream (docs/semantics.md, "Delivery"): an invalid template is refused before any
-work is written, and a fourth condition, ``RolloutHalted``, says when a rollout cannot
-go on and why (the failure budget spent, clusters timed out, or works whose agent reports
-no ``Progressing`` condition, without which a rollout never advances).
+work is written; a strategy that fails at sync time leaves ``PlacementVerified`` and
+``PlacementRolledOut`` False with its error (upstream's later steps overwrite both); a
+fourth condition, ``RolloutHalted``, says when a rollout cannot go on and why (an invalid
+strategy, the failure budget spent, failed clusters holding the next ones back, clusters
+timed out, or works whose agent reports no ``Progressing`` condition, without which a
+rollout never advances); and a fifth, ``WorksDegraded``, names works that report
+``Degraded`` but count as Succeeded.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from clusterplace.api import Condition, ManifestWork, ManifestWorkReplicaSet, Placement
-from clusterplace.api.base import set_condition
+from clusterplace.api.base import format_time, set_condition
 from clusterplace.api.placement import PlacementDecision
 from clusterplace.api.work import (
     MWRS_FINALIZER,
@@ -30,7 +34,7 @@ from clusterplace.api.work import (
     PlacementSummary,
     ReplicaSetSummary,
 )
-from clusterplace.delivery.rollout import RolloutResult, plan_rollout
+from clusterplace.delivery.rollout import RolloutResult, RolloutStatus, StopRule, plan_rollout
 from clusterplace.delivery.works import (
     DecisionGroupError,
     decision_pages,
@@ -49,6 +53,8 @@ __all__ = [
     "MAX_REQUEUE",
     "ROLLED_OUT",
     "VERIFIED",
+    "WARNINGS",
+    "WORKS_DEGRADED",
     "PlacementRollout",
     "ReplicaSetPlan",
     "plan_replica_set",
@@ -58,6 +64,8 @@ VERIFIED = "PlacementVerified"
 ROLLED_OUT = "PlacementRolledOut"
 APPLIED = "ManifestworkApplied"
 HALTED = "RolloutHalted"  # clusterplace's own: why a rollout cannot go on
+WORKS_DEGRADED = "WorksDegraded"  # clusterplace's own: Degraded works counted as Succeeded
+WARNINGS = (HALTED, WORKS_DEGRADED)  # conditions whose True lines are also Warning events
 MAX_REQUEUE = timedelta(minutes=30)  # upstream's cap on a rollout's recheck
 
 
@@ -91,6 +99,7 @@ class ReplicaSetPlan:
     rollouts: tuple[PlacementRollout, ...] = ()
     errors: tuple[str, ...] = ()
     halted: tuple[str, ...] = field(default=())  # why rollouts stopped, one line each
+    degraded: tuple[str, ...] = field(default=())  # Degraded works counted as Succeeded
 
 
 def _condition(kind: str, ok: bool, reason: str, message: str, now: datetime) -> Condition:
@@ -189,6 +198,8 @@ def _deploy(
     applies: list[ManifestWork] = []
     errors: list[str] = []
     halted: list[str] = []
+    degraded: list[str] = []
+    broken: list[str] = []  # placements whose rollout could not be computed: why
     rollouts: list[PlacementRollout] = []
     summaries: list[PlacementSummary] = []
     requeue = MAX_REQUEUE
@@ -229,6 +240,7 @@ def _deploy(
             pages = decision_pages(decisions.get(ref.name, ()))
         except DecisionGroupError as err:
             errors.append(str(err))
+            broken.append(f"InvalidDecisions: placement {ref.name}: {err}")
             rollouts.append(PlacementRollout(ref.name, None, tuple(statuses), error=str(err)))
             continue
         strategy = ref.rollout_strategy.model_dump(mode="json", by_alias=True, exclude_none=True)
@@ -236,7 +248,10 @@ def _deploy(
             result = plan_rollout(strategy, pages, statuses, now)
         except (ClusterplaceError, ValueError) as err:
             errors.append(str(err))
-            status.set(VERIFIED, False, "NotAsExpected", now)
+            broken.append(
+                f"InvalidStrategy: placement {ref.name}: the rollout strategy cannot be "
+                f"applied: {err}; no work is written for this placement"
+            )
             rollouts.append(PlacementRollout(ref.name, None, tuple(statuses), error=str(err)))
             continue
         rollouts.append(PlacementRollout(ref.name, result, tuple(statuses), tuple(outdated)))
@@ -261,7 +276,9 @@ def _deploy(
             if gone is not None and gone not in deletes:
                 deletes.append(gone)
             existing.discard(entry.cluster_name)
-        halted.extend(_halted(ref.name, result, own, statuses))
+        decided = {cluster for page in pages for cluster in page["clusters"]}
+        halted.extend(_halted(ref.name, result, own, statuses, decided - done))
+        degraded.extend(_degraded(ref.name, own, statuses))
         selected = placement.status.number_of_selected_clusters if placement.status else 0
         groups = len(placement.status.decision_groups or []) if placement.status else 0
         total += selected
@@ -280,18 +297,25 @@ def _deploy(
     status.summary.total = count
     if count == 0:
         status.summary = ReplicaSetSummary()
+    why_broken = "\n".join(line.partition(": ")[2] for line in broken)
+    if broken:
+        # Ours: upstream sets NotAsExpected, then overwrites it below, and may report
+        # Complete for a rollout that never started.
+        status.set(VERIFIED, False, "NotAsExpected", now, why_broken)
+    elif count == 0:
         status.set(VERIFIED, False, "PlacementDecisionEmpty", now)
     else:
         status.set(VERIFIED, True, "AsExpected", now)
-    if total == succeeded:
+    if broken:
+        status.set(ROLLED_OUT, False, "NotAsExpected", now, why_broken)
+    elif total == succeeded:
         status.set(ROLLED_OUT, True, "Complete", now)
     else:
         status.set(ROLLED_OUT, False, "Progressing", now)
     _counts(status, works, now)
-    if halted:
-        status.set(HALTED, True, _halt_reason(halted), now, "\n".join(halted))
-    elif status.reason(HALTED) is not None:
-        status.set(HALTED, False, "AsExpected", now)
+    halted[:0] = broken
+    _warn(status, HALTED, halted, now)
+    _warn(status, WORKS_DEGRADED, degraded, now)
     return ReplicaSetPlan(
         key,
         deletes=tuple(deletes),
@@ -301,7 +325,17 @@ def _deploy(
         rollouts=tuple(rollouts),
         errors=tuple(errors),
         halted=tuple(halted),
+        degraded=tuple(degraded),
     )
+
+
+def _warn(status: _Status, kind: str, lines: Sequence[str], now: datetime) -> None:
+    """One of clusterplace's own warning conditions: True with a line per placement and
+    reason while it holds, ``False/AsExpected`` once it no longer does."""
+    if lines:
+        status.set(kind, True, _halt_reason(lines), now, "\n".join(lines))
+    elif status.reason(kind) is not None:
+        status.set(kind, False, "AsExpected", now)
 
 
 def _counts(status: _Status, works: Sequence[ManifestWork], now: datetime) -> None:
@@ -326,14 +360,106 @@ def _counts(status: _Status, works: Sequence[ManifestWork], now: datetime) -> No
         status.set(APPLIED, False, "NotAsExpected", now)
 
 
+_HOLD_RULES = {
+    StopRule.GROUP_IN_FLIGHT: (
+        "ProgressivePerGroup starts the next group only when no cluster started before "
+        "it is still in flight, and counts a Failed cluster as in flight until its work "
+        "succeeds or passes progressDeadline (as a failure only once the walk reaches "
+        "its group)"
+    ),
+    StopRule.MANDATORY_FIRST: (
+        "with mandatoryDecisionGroups, the clusters outside them start only when no "
+        "cluster is in flight or timed out at this sync; a Failed cluster stays in flight "
+        "until its work succeeds or passes progressDeadline, and a timed-out one is found "
+        "timed out again at every sync"
+    ),
+    StopRule.WINDOW_FULL: (
+        "Progressive keeps at most {limit} clusters in flight (maxConcurrency), and a "
+        "Failed cluster keeps its slot until its work succeeds or passes progressDeadline"
+    ),
+}
+
+
+def _held(placement: str, result: RolloutResult, waiting: set[str]) -> str | None:
+    """Failed or timed-out clusters that alone keep waiting clusters back, while the
+    failure budget is not spent (so upstream reports no breach): the rollout stands
+    still until their works change or their deadline passes."""
+    stop = result.stop
+    if stop is None or stop.rule not in _HOLD_RULES or not waiting:
+        return None
+    flying = {e.cluster_name: e for e in result.to_rollout}
+    if any(
+        e.status in (RolloutStatus.TO_APPLY, RolloutStatus.PROGRESSING) for e in flying.values()
+    ):
+        return None  # something still moves: the rollout goes on when it is done
+    timed_out = {e.cluster_name for e in result.timed_out}
+    holders = []
+    for name in stop.holders:
+        entry = flying.get(name)
+        if entry is not None and entry.status == RolloutStatus.FAILED:
+            until = (
+                f"times out at {format_time(entry.recheck_time)}"
+                if entry.recheck_time is not None
+                else "no progressDeadline: never times out"
+            )
+            holders.append(f"{name} (Failed; {until})")
+        elif name in timed_out:
+            holders.append(f"{name} (TimeOut)")
+    if not holders:
+        return None
+    names = sorted(waiting)
+    shown = ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
+    rule = _HOLD_RULES[stop.rule].format(limit=stop.limit)
+    return (
+        f"HeldByFailedClusters: placement {placement}: {', '.join(holders)} "
+        f"{'hold' if len(holders) > 1 else 'holds'} back {len(names)} waiting "
+        f"cluster{'s' if len(names) > 1 else ''} ({shown}): {rule}"
+    )
+
+
+def _degraded(
+    placement: str, works: Sequence[ManifestWork], statuses: Sequence[dict[str, object]]
+) -> list[str]:
+    """Works the rollout counts as Succeeded (Progressing False) whose agent reports
+    Degraded True: upstream's reading moves the rollout on past them."""
+    succeeded = {s["clusterName"] for s in statuses if s["status"] == "Succeeded"}
+    found = sorted(
+        w.namespace
+        for w in works
+        if w.namespace in succeeded
+        and (d := w.condition("Degraded")) is not None
+        and d.status == "True"
+    )
+    if not found:
+        return []
+    many = len(found) > 1
+    return [
+        f"SucceededWhileDegraded: placement {placement}: the work{'s' if many else ''} on "
+        f"{', '.join(found)} report{'' if many else 's'} Degraded=True with "
+        "Progressing=False, which the rollout counts as Succeeded (Failed needs Progressing "
+        "True as well), so it moves on past "
+        f"{'them' if many else 'it'}"
+    ]
+
+
 def _halted(
     placement: str,
     result: RolloutResult,
     works: Sequence[ManifestWork],
     statuses: Sequence[dict[str, object]],
+    pending: set[str],
 ) -> list[str]:
-    """Why this placement's rollout cannot go on, if it cannot (clusterplace's own)."""
+    """Why this placement's rollout cannot go on, if it cannot (clusterplace's own).
+    ``pending``: the decided clusters not yet Succeeded."""
     lines = []
+    waiting = (
+        pending
+        - {e.cluster_name for e in result.to_rollout}
+        - {e.cluster_name for e in result.timed_out}
+    )
+    held = None if result.max_failure_breach else _held(placement, result, waiting)
+    if held is not None:
+        lines.append(held)
     if result.max_failure_breach:
         failed = sorted(
             str(s["clusterName"]) for s in statuses if s["status"] in ("Failed", "TimeOut")
@@ -366,7 +492,15 @@ def _halted(
 
 def _halt_reason(lines: Sequence[str]) -> str:
     reasons = {line.partition(":")[0] for line in lines}
-    for reason in ("MaxFailureBreach", "ClustersTimedOut", "NoProgressingCondition"):
+    for reason in (
+        "InvalidStrategy",
+        "InvalidDecisions",
+        "MaxFailureBreach",
+        "HeldByFailedClusters",
+        "ClustersTimedOut",
+        "NoProgressingCondition",
+        "SucceededWhileDegraded",
+    ):
         if reason in reasons:
             return reason
     return "Halted"

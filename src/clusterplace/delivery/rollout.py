@@ -58,6 +58,8 @@ __all__ = [
     "RolloutInputError",
     "RolloutResult",
     "RolloutStatus",
+    "RolloutStop",
+    "StopRule",
     "plan_rollout",
 ]
 
@@ -78,6 +80,34 @@ class RolloutStatus(enum.StrEnum):
 
 
 _IN_FLIGHT_FAILED = (RolloutStatus.TIME_OUT, RolloutStatus.FAILED)
+
+
+class StopRule(enum.StrEnum):
+    """The rule that ended the handler's walk over the clusters, so that the clusters
+    after that point wait (the walk's own steps, named; upstream does not name them)."""
+
+    WINDOW_FULL = "WindowFull"  # Progressive: the in-flight window reached its size
+    FAILURE_BUDGET = "MaxFailureBreach"  # failures passed the budget: nothing new starts
+    GROUP_IN_FLIGHT = "GroupInFlight"  # per group: a group walked still has clusters in flight
+    MANDATORY_FIRST = "MandatoryFirst"  # mandatory groups configured, something in flight
+
+
+@dataclass(frozen=True)
+class RolloutStop:
+    """Where and why the walk stopped. ``holders``: the clusters in flight (or timed out,
+    for ``MandatoryFirst``) that keep the rest back; ``group``: the group the walk
+    stopped at (per group, mandatory groups; None for a window); ``limit``: the window's
+    size or the failure budget, over ``total`` clusters; ``failed``: the failures the
+    budget counted (``MaxFailureBreach``); ``mandatory``: whether the walk stopped inside
+    the mandatory groups."""
+
+    rule: StopRule
+    holders: tuple[str, ...] = ()
+    group: GroupKey | None = None
+    limit: int | None = None
+    total: int | None = None
+    failed: tuple[str, ...] = ()
+    mandatory: bool = False
 
 
 @dataclass(frozen=True)
@@ -108,6 +138,9 @@ class RolloutResult:
     removed: list[ClusterRolloutStatus]
     max_failure_breach: bool = False
     recheck_after: timedelta | None = None
+    stop: RolloutStop | None = None
+    unreached: tuple[str, ...] = ()  # decided clusters in no group the handler walks
+    mandatory_groups: tuple[GroupKey, ...] = ()  # the mandatory decision groups found
 
 
 # --- the algorithm, over nanosecond times ----------------------------------------------
@@ -131,6 +164,7 @@ class _Result:
     breach: bool
     recheck_after: int | None
     removed: list[_Entry] | None = None
+    stop: RolloutStop | None = None
 
 
 def _recheck_time(start: int | None, duration: int, now: int) -> int | None:
@@ -206,8 +240,18 @@ def _progressive_per_cluster(
     to_rollout: list[_Entry] = []
     timed_out: list[_Entry] = []
     seen: set[str] = set()
-    failures = 0
+    failed: list[str] = []
     breach = False
+    total = len(all_clusters(groups))
+
+    def stopped() -> RolloutStop:
+        if breach:
+            return RolloutStop(
+                StopRule.FAILURE_BUDGET, limit=max_failures, total=total, failed=tuple(failed)
+            )
+        holders = tuple(entry.name for entry in to_rollout)
+        return RolloutStop(StopRule.WINDOW_FULL, holders, limit=rollout_size, total=total)
+
     for entry in _by_name(existing):
         if not entry.name:
             continue
@@ -215,20 +259,24 @@ def _progressive_per_cluster(
         if not breach or entry.status != RolloutStatus.TO_APPLY:
             entry = _determine(entry, min_success, timeout, now, to_rollout, timed_out)
         if entry.status in _IN_FLIGHT_FAILED:
-            failures += 1
-            breach = failures > max_failures
+            failed.append(entry.name)
+            breach = len(failed) > max_failures
         if len(to_rollout) >= rollout_size:
-            return _Result(to_rollout, timed_out, breach, _min_recheck_after(to_rollout, now))
+            recheck = _min_recheck_after(to_rollout, now)
+            return _Result(to_rollout, timed_out, breach, recheck, stop=stopped())
     if breach:
-        return _Result(to_rollout, timed_out, breach, _min_recheck_after(to_rollout, now))
+        recheck = _min_recheck_after(to_rollout, now)
+        return _Result(to_rollout, timed_out, breach, recheck, stop=stopped())
     group_of = cluster_to_group_key(groups)
+    stop = None
     for cluster in sorted(all_clusters(groups)):
         if cluster in seen:
             continue
-        to_rollout.append(_Entry(cluster, group_of[cluster], RolloutStatus.TO_APPLY))
         if len(to_rollout) >= rollout_size:
+            stop = stopped()  # a cluster is left waiting
             break
-    return _Result(to_rollout, timed_out, False, _min_recheck_after(to_rollout, now))
+        to_rollout.append(_Entry(cluster, group_of[cluster], RolloutStatus.TO_APPLY))
+    return _Result(to_rollout, timed_out, False, _min_recheck_after(to_rollout, now), stop=stop)
 
 
 def _progressive_per_group(
@@ -252,22 +300,35 @@ def _progressive_per_group(
             recorded[entry.name] = entry.status
     total_failures = 0
     breach = False
-    for key in ordered_keys(groups):
-        group_failures = 0
+    stop = None
+    keys = ordered_keys(groups)
+    for position, key in enumerate(keys):
+        group_failures: list[str] = []
         members = groups[key]
         budget = calculate_rollout_size(max_failures, len(members), 0)
         for cluster in sorted(members):
             status = recorded.get(cluster)
             if status is not None:
                 if status in _IN_FLIGHT_FAILED:
-                    group_failures += 1
-                    breach = group_failures > budget
+                    group_failures.append(cluster)
+                    breach = len(group_failures) > budget
                 continue
             to_rollout.append(_Entry(cluster, key, RolloutStatus.TO_APPLY))
-        total_failures += group_failures
+        total_failures += len(group_failures)
         if len(to_rollout) - total_failures > 0 or breach:
+            if breach:
+                stop = RolloutStop(
+                    StopRule.FAILURE_BUDGET,
+                    group=key,
+                    limit=budget,
+                    total=len(members),
+                    failed=tuple(group_failures),
+                )
+            elif position + 1 < len(keys):  # later groups wait
+                holders = tuple(entry.name for entry in to_rollout)
+                stop = RolloutStop(StopRule.GROUP_IN_FLIGHT, holders, group=key)
             break
-    return _Result(to_rollout, timed_out, breach, _min_recheck_after(to_rollout, now))
+    return _Result(to_rollout, timed_out, breach, _min_recheck_after(to_rollout, now), stop=stop)
 
 
 def _split_removed(groups: ClusterGroups, existing: list[_Entry]) -> tuple[list[_Entry], ...]:
@@ -330,6 +391,16 @@ def _run(strategy: Strategy, tracker: DecisionTracker, existing: list[_Entry], n
         )
         if result.to_rollout or result.timed_out:
             result.removed = removed
+            if result.stop is not None and result.stop.rule == StopRule.FAILURE_BUDGET:
+                result.stop = replace(result.stop, mandatory=True)
+            else:
+                holders = [entry.name for entry in result.to_rollout + result.timed_out]
+                result.stop = RolloutStop(
+                    StopRule.MANDATORY_FIRST,
+                    tuple(holders),
+                    group=result.stop.group if result.stop else None,
+                    mandatory=True,
+                )
             return result
 
     rest = tracker.existing_besides(keys)
@@ -342,6 +413,9 @@ def _run(strategy: Strategy, tracker: DecisionTracker, existing: list[_Entry], n
         result = _progressive_per_cluster(
             rest, size, max_failures, section.min_success_time, timeout, current, now
         )
+        if result.stop is not None and result.stop.rule == StopRule.FAILURE_BUDGET:
+            # the budget is a share of every cluster, mandatory groups included
+            result.stop = replace(result.stop, total=len(all_clusters(groups)))
     else:
         result = _progressive_per_group(
             rest, section.max_failures, section.min_success_time, timeout, current, now
@@ -508,6 +582,15 @@ def plan_rollout(
         raise RolloutInputError("now: expected an aware datetime")
     now_ns = datetime_to_ns(now)
     result = _run(decoded, tracker, existing, now_ns)
+    walked = all_clusters(tracker.existing_besides())
+    mandatory: dict[GroupKey, frozenset[str]] = {}
+    if decoded.type != ALL:
+        section = (
+            decoded.progressive if decoded.type == PROGRESSIVE else decoded.progressive_per_group
+        ) or StrategySection()
+        mandatory = tracker.existing(_mandatory_keys(section.mandatory_decision_groups))
+        walked |= all_clusters(mandatory)
+    unreached = sorted(all_clusters(tracker.groups) - walked)
     return RolloutResult(
         to_rollout=_report(result.to_rollout),
         timed_out=_report(result.timed_out),
@@ -516,4 +599,7 @@ def plan_rollout(
         recheck_after=None
         if result.recheck_after is None
         else ns_to_timedelta(result.recheck_after),
+        stop=result.stop,
+        unreached=tuple(unreached),
+        mandatory_groups=tuple(ordered_keys(mandatory)),
     )

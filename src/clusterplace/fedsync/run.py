@@ -30,15 +30,12 @@ from clusterplace.fedsync.inputs import InputState, RouteInputs
 from clusterplace.fedsync.target import Target
 from clusterplace.outputs.lock import FolderBusyError, FolderLostError
 from clusterplace.safepath import real_path
-from clusterplace.watch import SETTLE_S
+from clusterplace.watch import RESCAN_S, SETTLE_S, watch_paths
 
 __all__ = ["WatchOptions", "run_route_watch", "watched_paths"]
 
 # How long the watcher gathers a burst of file events (ms); how often every input is
 # looked at anyway, in case an event was missed, and a failed write tried again (s).
-_STEP_MS = 5
-_DEBOUNCE_MS = 50
-RESCAN_S = 5.0
 _LOCK_POLL_S = 0.05
 
 Report = Callable[[str], None]
@@ -183,24 +180,18 @@ class _Watcher:
             await asyncio.sleep(0)
 
     async def _follow(self, paths: Sequence[Path], recursive: bool) -> None:
-        from watchfiles import awatch  # the watcher starts threads: only when watching
-
-        try:
-            async for changes in awatch(
-                *paths,
-                watch_filter=_relevant,
-                recursive=recursive,
-                step=_STEP_MS,
-                debounce=_DEBOUNCE_MS,
-                stop_event=self.stop,
-                rust_timeout=int(RESCAN_S * 1000),
-            ):
-                self.queue.put_nowait({path for _, path in changes})
-        except Exception as err:  # e.g. a watched folder removed: rescans still run
-            self.report(
-                f"error: the file watch stopped ({type(err).__name__}: {err}); every input "
-                f"is looked at every {RESCAN_S:g} s instead"
-            )
+        # The shared watch (clusterplace.watch): a failing watch is reported and leaves
+        # the rescans, which run() does every RESCAN_S seconds in any case.
+        async for changes in watch_paths(
+            paths,
+            stop=self.stop,
+            watch_filter=_relevant,
+            recursive=recursive,
+            rescan_s=RESCAN_S,
+            report=self.report,
+        ):
+            if changes is not None:
+                self.queue.put_nowait({str(path) for path in changes})
 
     async def next(self, timeout: float) -> set[str] | None:
         """The paths changed since the last call, once some did (None: ``timeout``

@@ -42,6 +42,7 @@ from typing import Generic, Protocol, TypeAlias, TypeVar
 from clusterplace.codecs.sources import EXTENSIONS, read_source
 from clusterplace.errors import ClusterplaceError, InputError, Location
 from clusterplace.safepath import real_path
+from clusterplace.watch.changes import Signatures, signature_of
 
 __all__ = [
     "SETTLE_EMPTY_S",
@@ -59,7 +60,6 @@ Change: TypeAlias = tuple[T | None, T | None]  # (old, new): None old is an addi
 
 SETTLE_S = 0.02  # a file unchanged this long is read
 SETTLE_EMPTY_S = 1.0  # an empty file (a save that truncated first) must wait longer
-Signature = tuple[int, int, int]  # (mtime_ns, size, inode)
 
 _GONE = (errno.ENOENT, errno.ENOTDIR)
 
@@ -142,7 +142,7 @@ class WatchedFolder(Generic[T, C]):
         self.report = report
         self.last_good = last_good
         self.single = root.exists() and not root.is_dir()  # one file, not a folder
-        self._signatures: dict[Path, Signature] = {}
+        self._signatures = Signatures()
         self._tables: dict[Path, dict[Key, T]] = {}  # every file's entries (its last good)
         self._holders: dict[Key, set[Path]] = {}  # the files that define an identity
         self._home: dict[Key, Path] = {}  # the file whose copy is in force
@@ -227,14 +227,14 @@ class WatchedFolder(Generic[T, C]):
             if not stat.S_ISREG(info.st_mode):
                 self._oddity(path, f"is {_odd_kind(info.st_mode)}, not a regular file")
                 continue
-            signature = (info.st_mtime_ns, info.st_size, info.st_ino)
-            if self._signatures.get(path) == signature:
+            stamp = signature_of(info)
+            if self._signatures.get(path) == stamp:
                 continue
             settle = SETTLE_EMPTY_S if info.st_size == 0 else SETTLE_S
             if moment - info.st_mtime_ns / 1e9 < settle:
                 self.pending.add(path)
                 continue
-            self._signatures[path] = signature
+            self._signatures.note(path, stamp)
             touched.update(dict.fromkeys(self._read(path)))
         if self.pending and gone:
             # A file still being written may define what the files gone defined (``cp a
@@ -243,7 +243,7 @@ class WatchedFolder(Generic[T, C]):
             gone = []
         for path in gone:
             touched.update(dict.fromkeys(self._set_table(path, None)))
-            self._signatures.pop(path, None)
+            self._signatures.forget(path)
             self._broken.discard(path)
             self.unreadable.discard(path)
             relative = self._relative(path)
@@ -276,7 +276,7 @@ class WatchedFolder(Generic[T, C]):
             if not any(path.is_relative_to(o) for o in self._outages):
                 self.unreadable.discard(path)
                 self._broken.discard(path)
-                self._signatures.pop(path, None)
+                self._signatures.forget(path)
         if first and self.last_good is not None:
             self._forget_stale(present)
         return files, gone

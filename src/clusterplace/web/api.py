@@ -23,6 +23,7 @@ from clusterplace.scheduling import (
 )
 from clusterplace.web.edits import check_edits
 from clusterplace.web.fates import FateFilter, group_label, group_labels, ranked
+from clusterplace.web.guards import MAX_BODY_BYTES
 from clusterplace.web.heat import heatmap_data
 from clusterplace.web.responses import SafeJSONResponse as JSONResponse
 from clusterplace.web.state import Explorer
@@ -41,6 +42,13 @@ class Problem(BaseModel):
 ERRORS: dict[int | str, dict[str, Any]] = {
     400: {"model": Problem, "description": "Invalid input"},
     404: {"model": Problem, "description": "No such object"},
+}
+# Every request body is capped (web.guards.BodyLimit): the POST endpoints say so.
+TOO_LARGE: dict[int | str, dict[str, Any]] = {
+    413: {
+        "model": Problem,
+        "description": f"The request body is larger than the limit ({MAX_BODY_BYTES} bytes)",
+    },
 }
 
 
@@ -271,7 +279,7 @@ def heatmap(
 
 @router.post(
     "/what-if",
-    responses=ERRORS,
+    responses={**ERRORS, **TOO_LARGE},
     summary="Per-placement diff of edits (nothing is kept or written)",
 )
 def post_what_if(request: Request, body: WhatIfRequest) -> Any:
@@ -290,7 +298,7 @@ def post_what_if(request: Request, body: WhatIfRequest) -> Any:
 
 @router.post(
     "/what-if/check",
-    responses={400: ERRORS[400]},
+    responses={400: ERRORS[400], **TOO_LARGE},
     summary="Check edits one by one (parsed, applied to copies; nothing is scheduled or kept)",
 )
 def post_what_if_check(request: Request, body: EditCheckRequest) -> Any:

@@ -49,17 +49,13 @@ from clusterplace.hub.directory.out_store import OutStore
 from clusterplace.hub.directory.sink import DirectorySink
 from clusterplace.outputs.lock import FolderBusyError, folder_lock
 from clusterplace.safepath import real_path
+from clusterplace.watch import RESCAN_S, watch_paths
 
 __all__ = ["DirectoryHub", "RunProgress", "RunSummary", "run_directory_controller"]
 
 # What a ``--once`` run tells about itself: (phase, placements done, of how many or None).
 RunProgress = Callable[[str, int, int | None], None]
 
-# How long the watcher gathers a burst of file events (ms), and how often the folder is
-# scanned anyway, in case an event was missed (s).
-_STEP_MS = 5
-_DEBOUNCE_MS = 50
-_RESCAN_S = 5.0
 SETTLE_ROUNDS = 8  # with --once: rounds of placements then deliveries
 
 
@@ -180,8 +176,6 @@ class DirectoryHub:
 
     async def batches(self, stop: asyncio.Event) -> AsyncIterator[list[ObjectChange]]:
         """Object changes as the hub folder changes, until ``stop`` is set."""
-        from watchfiles import awatch  # the watcher starts threads: only when watching
-
         out = real_path(self.layout.root)
         out_folders = [
             self.layout.decisions,
@@ -213,16 +207,13 @@ class DirectoryHub:
             # only the hub folder's own entries matter.
             return self.folder.recursive or real.parent == root or real == root
 
-        watcher = awatch(
-            self.root,
-            *out_folders,
-            stop_event=stop,
+        watcher = watch_paths(
+            [self.root, *out_folders],
+            stop=stop,
             watch_filter=relevant,
             recursive=True,
-            step=_STEP_MS,
-            debounce=_DEBOUNCE_MS,
-            rust_timeout=int(_RESCAN_S * 1000),
-            yield_on_timeout=True,
+            rescan_s=RESCAN_S,
+            report=self.report,
         )
         # The watcher installs its watches when first asked, before its first await: ask,
         # let it run that far, then scan, so that no edit falls between scan and watch.
@@ -236,9 +227,9 @@ class DirectoryHub:
                 except StopAsyncIteration:
                     return
                 following = asyncio.ensure_future(anext(watcher))
-                # The files the watcher saw change; none at all is the periodic rescan,
-                # which looks at every file in case an event was missed.
-                seen = [Path(path) for _, path in events]
+                # The files the watcher saw change; None is the periodic rescan, which
+                # looks at every file in case an event was missed.
+                seen = sorted(events) if events is not None else []
                 outside = [p for p in seen if in_out(p)] if events else self.store.rescan()
                 paths = [p for p in seen if p not in outside] if events else None
                 changes = self._out_changes(outside) if outside else []

@@ -5,12 +5,16 @@ controller's writes and by anyone editing OUT (a work agent writing a work's sta
 The controller's cache is fed only by changes: the store turns both its own writes and
 edits found on disk into changes, so a decision file deleted or edited by hand is a
 change like any other, and the next sync of its placement repairs it. A file that is
-not valid is a change too (its object is gone until the controller writes it again).
+not valid is a change too (its object is gone until the controller writes it again),
+except a ManifestWork whose only fault is its status: the status is its agent's, so the
+work is read without it (no status: the rollout counts it ToApply) and the status's text
+is kept (:attr:`OutStore.unread_statuses`), for the sink to write back as it was.
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import stat
 from collections.abc import Callable, Iterator
@@ -25,11 +29,13 @@ from clusterplace.api import (
 from clusterplace.api.placement import PlacementStatus
 from clusterplace.api.work import ManifestWorkReplicaSetStatus
 from clusterplace.codecs import decode, read_documents
+from clusterplace.codecs.loader import LoadError
 from clusterplace.codecs.sources import expand_sources
 from clusterplace.controller import Key
 from clusterplace.errors import ClusterplaceError
 from clusterplace.hub.directory.layout import OutLayout
 from clusterplace.safepath import real_path
+from clusterplace.watch import Signatures
 
 __all__ = ["OutStore"]
 
@@ -44,6 +50,8 @@ class OutStore:
         self.works: dict[Key, ManifestWork] = {}
         self.statuses: dict[Key, PlacementStatus | None] = {}
         self.work_set_statuses: dict[Key, ManifestWorkReplicaSetStatus | None] = {}
+        # Works whose agent wrote a status that cannot be read: that status, as written.
+        self.unread_statuses: dict[Key, Any] = {}
         # Paths are kept in one spelling (absolute, symlinks resolved): the watcher, the
         # sink and a scan of the folder each name a file their own way.
         self._folders = (
@@ -52,7 +60,7 @@ class OutStore:
             (real_path(layout.works), "ManifestWork"),
             (real_path(layout.work_set_statuses), "ManifestWorkReplicaSet"),
         )
-        self._signatures: dict[Path, tuple[int, int, int]] = {}  # as last read or written
+        self._signatures = Signatures()  # as last read or written
 
     # -- reading -----------------------------------------------------------------------
 
@@ -64,25 +72,16 @@ class OutStore:
     def rescan(self) -> list[Path]:
         """The files of OUT that changed, appeared or went since they were last read or
         written (by size, modification time and inode): what a missed watch event hid."""
-        seen = set(self._files())
-        changed = [p for p in seen if _signature(p) != self._signatures.get(p)]
-        changed.extend(p for p in self._signatures if p not in seen)
-        return sorted(changed)
+        return self._signatures.changed(list(self._files()))
 
     def unchanged(self, path: Path) -> bool:
         """Whether ``path`` is as it was last read or written (a watch event for the
         sink's own write needs no reading)."""
-        known = self._signatures.get(real_path(path))
-        return known is not None and _signature(path) == known
+        return self._signatures.unchanged(real_path(path))
 
     def written(self, path: Path) -> None:
         """``path`` was just written (or removed) by the sink: nothing to read again."""
-        path = real_path(path)
-        found = _signature(path)
-        if found is None:
-            self._signatures.pop(path, None)
-        else:
-            self._signatures[path] = found
+        self._signatures.record(real_path(path))
 
     def _files(self) -> Iterator[Path]:
         for folder, _ in self._folders:
@@ -156,8 +155,14 @@ class OutStore:
         if not stat.S_ISREG(info.st_mode):
             self.report(f"{path}: not a regular file; ignored")
             return None
+        if kind == "ManifestWork":
+            self.unread_statuses.pop(key, None)
         try:
-            loaded = decode(read_documents(expand_sources([str(path)])))
+            documents = read_documents(expand_sources([str(path)]))
+            try:
+                loaded = decode(documents)
+            except LoadError as err:
+                loaded = self._without_status(documents, kind, key, err)
         except ClusterplaceError as err:
             self.report(f"{err}\n(ignored: the controller writes it again)")
             return None
@@ -174,10 +179,22 @@ class OutStore:
             return None
         return obj
 
-
-def _signature(path: Path) -> tuple[int, int, int] | None:
-    try:
-        info = path.stat()
-    except OSError:
-        return None
-    return (info.st_mtime_ns, info.st_size, info.st_ino)
+    def _without_status(self, documents: list[Any], kind: str, key: Key, err: LoadError) -> Any:
+        """A ManifestWork that decodes once its status is left out: its agent's status
+        is the fault. The work is read without it, and the text kept; anything else
+        raises ``err`` again."""
+        if kind != "ManifestWork" or len(documents) != 1 or "status" not in documents[0].data:
+            raise err
+        document = documents[0]
+        data = {k: v for k, v in document.data.items() if k != "status"}
+        try:
+            loaded = decode([dataclasses.replace(document, data=data)])
+        except LoadError:
+            raise err from None
+        self.unread_statuses[key] = document.data["status"]
+        self.report(
+            f"{err}\n(the work agent's status cannot be read: the work counts as having no "
+            "status, so its cluster is ToApply, until the agent writes a valid one; the "
+            "controller keeps that status as written when it rewrites the work)"
+        )
+        return loaded

@@ -166,8 +166,12 @@ class DirectorySink:
         )
         if new == old:
             return new
+        text = render_object(new)
+        unread = self.store.unread_statuses.get(key) if old is not None else None
+        if unread is not None:  # a status its agent wrote that cannot be read: kept as is
+            text = dump_yaml_documents([{**new.to_dict(), "status": unread}])
         try:
-            write_atomic(path, render_object(new))
+            write_atomic(path, text)
         except OSError as err:
             raise self._fail(f"{path}", err) from None
         self.store.written(path)
@@ -185,6 +189,7 @@ class DirectorySink:
             raise self._fail(f"{path}", err) from None
         self.store.written(path)
         self.store.works.pop(key, None)
+        self.store.unread_statuses.pop(key, None)
         if old is not None:
             self.publish([ObjectChange(old, None)])
         return None
