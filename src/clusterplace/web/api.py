@@ -3,6 +3,8 @@ reads; ``POST /api/what-if`` computes on edits sent with it and keeps nothing.""
 
 from __future__ import annotations
 
+from collections import Counter
+from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Request
@@ -16,6 +18,7 @@ from clusterplace.errors import ClusterplaceError, shorten
 from clusterplace.labels import SelectorError, parse
 from clusterplace.outputs.dumpers import dump_yaml_stream
 from clusterplace.scheduling import (
+    PlacementResult,
     SetSelectorError,
     cluster_set_selector,
     parse_edits,
@@ -23,11 +26,21 @@ from clusterplace.scheduling import (
     why_not,
 )
 from clusterplace.web.edits import check_edits
-from clusterplace.web.fates import FateFilter, group_label, group_labels, ranked
+from clusterplace.web.fates import FateFilter, group_label, group_labels, missing_scores, ranked
 from clusterplace.web.heat import heatmap_data
+from clusterplace.web.order import natural_key, naturally, ref_key
 from clusterplace.web.state import Explorer
 
-__all__ = ["EditCheckRequest", "Problem", "WhatIfRequest", "router"]
+__all__ = [
+    "EditCheckRequest",
+    "PlacementFilter",
+    "Problem",
+    "WhatIfRequest",
+    "listed_placements",
+    "placement_row",
+    "router",
+    "status_counts",
+]
 
 router = APIRouter(prefix="/api")
 
@@ -46,6 +59,8 @@ ERRORS: dict[int | str, dict[str, Any]] = {
 
 EditText = Annotated[str, StringConstraints(max_length=4096)]
 PIVOT_AT = 8  # the Modules matrix turns around above this many clusters
+PLACEMENTS_LIMIT = 500  # placements in one answer of GET /api/placements, unless asked
+MAX_PLACEMENTS_LIMIT = 5000
 
 
 class WhatIfRequest(BaseModel):
@@ -97,7 +112,8 @@ def cluster_rows(state: Explorer, selector: str) -> list[dict[str, Any]]:
             for name in pd.cluster_names:
                 selected_by.setdefault(name, []).append(ref)
     rows = []
-    for name, cluster in sorted(state.run.fleet.clusters.items()):
+    for name in naturally(fleet.clusters):
+        cluster = fleet.clusters[name]
         if chosen is not None and not chosen.matches(cluster.labels):
             continue
         status = cluster.status
@@ -113,7 +129,9 @@ def cluster_rows(state: Explorer, selector: str) -> list[dict[str, Any]]:
                 "allocatable": dict((status.allocatable or {}) if status else {}),
                 "available": availability(cluster),
                 "sets": [n for n, found in sets if found.matches(cluster.labels)],
-                "selectedBy": selected_by.get(name, []),
+                "selectedBy": sorted(
+                    selected_by.get(name, []), key=lambda r: ref_key(*r.split("/", 1))
+                ),
             }
         )
     return rows
@@ -136,30 +154,80 @@ def availability(cluster: ManagedCluster) -> dict[str, str] | None:
     return None
 
 
-def placement_rows(state: Explorer) -> list[dict[str, Any]]:
-    rows = []
-    for result in state.run.result.placements:
+SHOW_PLACEMENTS = ("all", "satisfied", "unsatisfied")
+
+
+@dataclass(frozen=True)
+class PlacementFilter:
+    """Which placements to list: a case-insensitive search in ``namespace/name``,
+    ``show`` all, satisfied or unsatisfied ones, and a status (empty: any)."""
+
+    search: str = ""
+    show: str = "all"
+    status: str = ""
+
+    @property
+    def active(self) -> bool:
+        return bool(self.search.strip() or self.show != "all" or self.status)
+
+    def keeps(self, result: PlacementResult) -> bool:
+        if self.show != "all" and result.satisfied != (self.show == "satisfied"):
+            return False
+        if self.status and placement_status(result) != self.status:
+            return False
+        wanted = self.search.strip().lower()
         placement = result.placement
-        rows.append(
+        return not wanted or wanted in f"{placement.namespace}/{placement.name}".lower()
+
+
+def placement_status(result: PlacementResult) -> str:
+    """What the Status column says: why it was skipped, its error, or its status code."""
+    return result.skipped or result.error or result.status.code.value
+
+
+def listed_placements(state: Explorer, chosen: PlacementFilter) -> list[PlacementResult]:
+    """The placements ``chosen`` keeps, by namespace and name in natural order."""
+    kept = [r for r in state.run.result.placements if chosen.keeps(r)]
+    kept.sort(key=lambda r: ref_key(r.placement.namespace, r.placement.name))
+    return kept
+
+
+def status_counts(state: Explorer) -> list[tuple[str, int]]:
+    """Each status a placement has, with how many have it (most first)."""
+    counts = Counter(placement_status(r) for r in state.run.result.placements)
+    return sorted(counts.items(), key=lambda item: (-item[1], natural_key(item[0])))
+
+
+def placement_row(result: PlacementResult) -> dict[str, Any]:
+    """One placement as the list shows it."""
+    placement = result.placement
+    selected = (
+        len(result.outcome.selected)
+        if result.outcome is not None
+        else sum(len(pd.cluster_names) for pd in result.decisions)
+    )
+    return {
+        "namespace": placement.namespace,
+        "name": placement.name,
+        "satisfied": result.satisfied,
+        "selected": selected,
+        "wanted": placement.spec.number_of_clusters,
+        "groups": [
             {
-                "namespace": placement.namespace,
-                "name": placement.name,
-                "satisfied": result.satisfied,
-                "selected": sum(len(pd.cluster_names) for pd in result.decisions),
-                "wanted": placement.spec.number_of_clusters,
-                "groups": [
-                    {
-                        "name": g.name,
-                        "index": g.index,
-                        "label": group_label(g.index, g.name or ""),
-                        "clusters": len(g.clusters),
-                    }
-                    for g in result.groups
-                ],
-                "status": result.skipped or result.error or result.status.code.value,
+                "name": g.name,
+                "index": g.index,
+                "label": group_label(g.index, g.name or ""),
+                "clusters": len(g.clusters),
             }
-        )
-    return rows
+            for g in result.groups
+        ],
+        "status": placement_status(result),
+    }
+
+
+def placement_rows(state: Explorer) -> list[dict[str, Any]]:
+    """Every placement as the list shows it, in natural order."""
+    return [placement_row(r) for r in listed_placements(state, PlacementFilter())]
 
 
 @router.get("/clusters", responses=ERRORS, summary="Clusters, filtered by a label selector")
@@ -173,10 +241,34 @@ def clusters(
         return problem(400, f"invalid selector {selector!r}: {err}")
 
 
-@router.get("/placements", summary="Placements: satisfied, selected/wanted, groups")
-def placements(request: Request) -> Any:
+@router.get(
+    "/placements",
+    summary="Placements: satisfied, selected/wanted, groups; filtered, a page at a time",
+)
+def placements(
+    request: Request,
+    search: str = Query("", max_length=400, description="in namespace/name, any case"),
+    show: Literal["all", "satisfied", "unsatisfied"] = Query("all"),
+    status: str = Query("", max_length=400, description="only placements with this status"),
+    offset: int = Query(0, ge=0, le=10_000_000),
+    limit: int = Query(PLACEMENTS_LIMIT, ge=1, le=MAX_PLACEMENTS_LIMIT),
+) -> Any:
+    """Placements by namespace and name in natural order (``cluster2`` before
+    ``cluster10``), those that pass the filters from ``offset`` on, at most ``limit``;
+    ``total`` is how many the fleet has, ``matched`` how many pass the filters (more
+    pages follow while ``offset`` + ``limit`` < ``matched``)."""
     state = explorer(request)
-    return {"placements": placement_rows(state), "hubProblem": state.problem}
+    with state.lock:
+        kept = listed_placements(state, PlacementFilter(search, show, status))
+        rows = [placement_row(r) for r in kept[offset : offset + limit]]
+        total = len(state.run.result.placements)
+    return {
+        "placements": rows,
+        "total": total,
+        "matched": len(kept),
+        "offset": offset,
+        "hubProblem": state.problem,
+    }
 
 
 @router.get(
@@ -194,8 +286,10 @@ def placement(
     offset: int = Query(0, ge=0, le=10_000_000),
     limit: int = Query(100_000, ge=1, le=100_000),
 ) -> Any:
-    """Clusters in rank order (the ranked ones first), each with its decision group
-    (``decisionGroup``: index, and name when named) when selected; ``matched`` is how
+    """Clusters in rank order (the ranked ones first, the rest by name in natural
+    order), each with its decision group (``decisionGroup``: index, and name when
+    named) when selected, and ``missingScores`` when a ResourceAllocatable prioritizer
+    gave it no score (each with its weight and why: it counts 0); ``matched`` is how
     many pass the filters, ``clusters`` the ones from ``offset`` on."""
     state = explorer(request)
     found = state.explained(namespace, name)
@@ -206,8 +300,15 @@ def placement(
     chosen = FateFilter(stage, show, search)
     shown = [i for i in ranked(items) if chosen.keeps(i)]
     rows = []
+    clusters = state.run.fleet.clusters
     for item in shown[offset : offset + limit]:
         row = item.to_dict()
+        missing = missing_scores(item, clusters.get(item.cluster))
+        if missing:
+            row["missingScores"] = [
+                {"prioritizer": p, "weight": item.weights.get(p, 0), "reason": why}
+                for p, why in missing
+            ]
         group = groups.get(item.cluster) if item.selected else None
         if group is not None:
             index, group_name = group
@@ -328,11 +429,17 @@ def live(request: Request, since: int = Query(0, ge=0, le=2**62)) -> Any:
     summary="Every ManifestWorkReplicaSet's rollout: states, why clusters wait (explain rollout)",
 )
 def rollouts(request: Request) -> Any:
+    """Each rollout with ``notStarted``: true on a hub that holds no status of the
+    ManifestWorkReplicaSet yet (no controller has synced it; its conditions are what
+    the first sync would write)."""
     state = explorer(request)
     now = state.rollout_time()
     return {
         "now": timestamp(now),
-        "rollouts": [r.to_dict() for r in state.rollouts(now)],
+        "rollouts": [
+            {**r.to_dict(), "notStarted": state.not_started(r.namespace, r.name)}
+            for r in state.rollouts(now)
+        ],
         "hubProblem": state.problem,
     }
 
@@ -348,7 +455,11 @@ def rollout(request: Request, namespace: str, name: str) -> Any:
         found = state.rollout(namespace, name, state.rollout_time())
     except UnknownReplicaSetError as err:
         return problem(404, str(err))
-    return {**found.to_dict(), "hubProblem": state.problem}
+    return {
+        **found.to_dict(),
+        "notStarted": state.not_started(namespace, name),
+        "hubProblem": state.problem,
+    }
 
 
 @router.get("/modules", responses=ERRORS, summary="The defkit plan matrix (with --module)")
@@ -358,7 +469,7 @@ def modules(request: Request) -> Any:
         return problem(404, "no module: start the explorer with --module DIR")
     from clusterplace.defkit.plan import plan
 
-    names = sorted(state.run.fleet.clusters)
+    names = naturally(state.run.fleet.clusters)
     plans = {n: plan(state.module, state.run.fleet.clusters[n].labels) for n in names}
     definitions = len(state.module.definitions)
     return {

@@ -137,6 +137,16 @@ class Explorer:
         with self.lock:
             return explain_fleet_rollout(self.run.fleet, namespace, name, now, self._scheduled())
 
+    def not_started(self, namespace: str, name: str) -> bool:
+        """Whether a hub's ManifestWorkReplicaSet has no status written yet: no
+        controller has synced it (its rollout has not started). Never for files: their
+        rollouts are what a controller would do."""
+        if not self.source.hub:
+            return False
+        with self.lock:
+            mwrs = self.run.fleet.work_sets.get((namespace, name))
+        return mwrs is not None and not (mwrs.status is not None and mwrs.status.conditions)
+
     def _scheduled(self) -> Scheduled | None:
         if self.source.hub:
             return None
