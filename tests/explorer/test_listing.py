@@ -11,11 +11,9 @@ import re
 import pytest
 from fastapi.testclient import TestClient
 
-from clusterplace.api import ManagedCluster, Placement
-from clusterplace.web import Explorer, FleetSource, create_app
+from clusterplace.web import create_app
 from clusterplace.web.order import natural_key, naturally
-from tests.support.explorer import NOW, TEST_HOSTS
-from tests.support.synthetic import synthetic_fleet
+from tests.support.explorer import TEST_HOSTS, listing_explorer
 
 EXTRA = 150  # placements added to the synthetic twelve: two pages and a half
 
@@ -25,23 +23,7 @@ def listed() -> TestClient:
     """60 synthetic clusters and edge1, edge2, edge10 (edge2 reports no capacity); the
     twelve synthetic placements and ``apps/job-0`` … ``apps/job-149``, every tenth
     asking for more clusters than there are (not satisfied)."""
-    fleet = synthetic_fleet(60)
-    model = next(c for c in fleet.clusters.values() if c.labels["environment"] == "production")
-    for name in ("edge10", "edge2", "edge1"):
-        body = model.model_dump(mode="json", by_alias=True, exclude_none=True)
-        body["metadata"] = {"name": name, "labels": dict(model.labels)}
-        if name == "edge2":
-            del body["status"]["capacity"]
-        fleet.add(ManagedCluster.model_validate(body))
-    web = fleet.placements[("apps", "web-frontend")]
-    for k in reversed(range(EXTRA)):
-        body = web.model_dump(mode="json", by_alias=True, exclude_none=True)
-        body["metadata"] = {"name": f"job-{k}", "namespace": "apps"}
-        body.pop("status", None)
-        body["spec"]["numberOfClusters"] = 500 if k % 10 == 0 else 2
-        fleet.add(Placement.model_validate(body))
-    state = Explorer(FleetSource(load=fleet.copy, label="-f listed/"), NOW)
-    return TestClient(create_app(state, hosts=TEST_HOSTS))
+    return TestClient(create_app(listing_explorer(60, EXTRA), hosts=TEST_HOSTS))
 
 
 def _names(rows: list[dict[str, str]]) -> list[str]:

@@ -3,8 +3,6 @@ reads; ``POST /api/what-if`` computes on edits sent with it and keeps nothing.""
 
 from __future__ import annotations
 
-from collections import Counter
-from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Request
@@ -18,7 +16,6 @@ from clusterplace.errors import ClusterplaceError, shorten
 from clusterplace.labels import SelectorError, parse
 from clusterplace.outputs.dumpers import dump_yaml_stream
 from clusterplace.scheduling import (
-    PlacementResult,
     SetSelectorError,
     cluster_set_selector,
     parse_edits,
@@ -26,21 +23,13 @@ from clusterplace.scheduling import (
     why_not,
 )
 from clusterplace.web.edits import check_edits
-from clusterplace.web.fates import FateFilter, group_label, group_labels, missing_scores, ranked
+from clusterplace.web.fates import FateFilter, group_labels, missing_scores, ranked
 from clusterplace.web.heat import heatmap_data
-from clusterplace.web.order import natural_key, naturally, ref_key
+from clusterplace.web.listing import PlacementFilter, page_of, placement_rows
+from clusterplace.web.order import naturally, ref_key
 from clusterplace.web.state import Explorer
 
-__all__ = [
-    "EditCheckRequest",
-    "PlacementFilter",
-    "Problem",
-    "WhatIfRequest",
-    "listed_placements",
-    "placement_row",
-    "router",
-    "status_counts",
-]
+__all__ = ["EditCheckRequest", "Problem", "WhatIfRequest", "router"]
 
 router = APIRouter(prefix="/api")
 
@@ -154,82 +143,6 @@ def availability(cluster: ManagedCluster) -> dict[str, str] | None:
     return None
 
 
-SHOW_PLACEMENTS = ("all", "satisfied", "unsatisfied")
-
-
-@dataclass(frozen=True)
-class PlacementFilter:
-    """Which placements to list: a case-insensitive search in ``namespace/name``,
-    ``show`` all, satisfied or unsatisfied ones, and a status (empty: any)."""
-
-    search: str = ""
-    show: str = "all"
-    status: str = ""
-
-    @property
-    def active(self) -> bool:
-        return bool(self.search.strip() or self.show != "all" or self.status)
-
-    def keeps(self, result: PlacementResult) -> bool:
-        if self.show != "all" and result.satisfied != (self.show == "satisfied"):
-            return False
-        if self.status and placement_status(result) != self.status:
-            return False
-        wanted = self.search.strip().lower()
-        placement = result.placement
-        return not wanted or wanted in f"{placement.namespace}/{placement.name}".lower()
-
-
-def placement_status(result: PlacementResult) -> str:
-    """What the Status column says: why it was skipped, its error, or its status code."""
-    return result.skipped or result.error or result.status.code.value
-
-
-def listed_placements(state: Explorer, chosen: PlacementFilter) -> list[PlacementResult]:
-    """The placements ``chosen`` keeps, by namespace and name in natural order."""
-    kept = [r for r in state.run.result.placements if chosen.keeps(r)]
-    kept.sort(key=lambda r: ref_key(r.placement.namespace, r.placement.name))
-    return kept
-
-
-def status_counts(state: Explorer) -> list[tuple[str, int]]:
-    """Each status a placement has, with how many have it (most first)."""
-    counts = Counter(placement_status(r) for r in state.run.result.placements)
-    return sorted(counts.items(), key=lambda item: (-item[1], natural_key(item[0])))
-
-
-def placement_row(result: PlacementResult) -> dict[str, Any]:
-    """One placement as the list shows it."""
-    placement = result.placement
-    selected = (
-        len(result.outcome.selected)
-        if result.outcome is not None
-        else sum(len(pd.cluster_names) for pd in result.decisions)
-    )
-    return {
-        "namespace": placement.namespace,
-        "name": placement.name,
-        "satisfied": result.satisfied,
-        "selected": selected,
-        "wanted": placement.spec.number_of_clusters,
-        "groups": [
-            {
-                "name": g.name,
-                "index": g.index,
-                "label": group_label(g.index, g.name or ""),
-                "clusters": len(g.clusters),
-            }
-            for g in result.groups
-        ],
-        "status": placement_status(result),
-    }
-
-
-def placement_rows(state: Explorer) -> list[dict[str, Any]]:
-    """Every placement as the list shows it, in natural order."""
-    return [placement_row(r) for r in listed_placements(state, PlacementFilter())]
-
-
 @router.get("/clusters", responses=ERRORS, summary="Clusters, filtered by a label selector")
 def clusters(
     request: Request, selector: str = Query("", max_length=2000, description="-l syntax")
@@ -259,12 +172,12 @@ def placements(
     pages follow while ``offset`` + ``limit`` < ``matched``)."""
     state = explorer(request)
     with state.lock:
-        kept = listed_placements(state, PlacementFilter(search, show, status))
-        rows = [placement_row(r) for r in kept[offset : offset + limit]]
-        total = len(state.run.result.placements)
+        listing = state.listing()
+        kept = listing.kept(PlacementFilter(search, show, status))
+        rows = page_of(state, kept[offset : offset + limit])
     return {
         "placements": rows,
-        "total": total,
+        "total": len(listing.entries),
         "matched": len(kept),
         "offset": offset,
         "hubProblem": state.problem,
@@ -363,9 +276,9 @@ def heatmap(
     # paused (they form no cycles; its scans of them cost more than building them).
     with collector_paused():
         with state.lock:
-            data = heatmap_data(
-                state.run.fleet.clusters, state.run.result.placements, offset, limit, group_by
-            )
+            results = state.run.result.placements
+            ordered = [results[e.position] for e in state.listing().entries]  # as listed
+            data = heatmap_data(state.run.fleet.clusters, ordered, offset, limit, group_by)
         data["hubProblem"] = state.problem
         return JSONResponse(data)
 

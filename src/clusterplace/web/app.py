@@ -24,16 +24,7 @@ from clusterplace import __version__
 from clusterplace.delivery.explain import timestamp
 from clusterplace.errors import shorten
 from clusterplace.labels import SelectorError
-from clusterplace.web.api import (
-    SHOW_PLACEMENTS,
-    PlacementFilter,
-    cluster_rows,
-    explorer,
-    listed_placements,
-    placement_row,
-    router,
-    status_counts,
-)
+from clusterplace.web.api import cluster_rows, explorer, router
 from clusterplace.web.fates import (
     SHOW,
     FateFilter,
@@ -45,6 +36,7 @@ from clusterplace.web.fates import (
     stage_counts,
 )
 from clusterplace.web.guards import MAX_BODY_BYTES, BodyLimit, HostGuard, HostRule
+from clusterplace.web.listing import SHOW_PLACEMENTS, PlacementFilter, page_of
 from clusterplace.web.order import naturally, ref_key
 from clusterplace.web.state import Explorer
 
@@ -239,11 +231,12 @@ def create_app(state: Explorer, *, hosts: HostRule, max_body: int = MAX_BODY_BYT
             search[:400], show if show in SHOW_PLACEMENTS else "all", status[:400]
         )
         with current.lock:
-            kept = listed_placements(current, chosen)
+            listing = current.listing()
+            kept = listing.kept(chosen)
             pages = paging(len(kept), _page_number(request.query_params.get("page", "1")))
-            rows = [placement_row(r) for r in kept[pages.start : pages.stop]]
-            statuses = status_counts(current)
-            total = len(current.run.result.placements)
+            rows = page_of(current, kept[pages.start : pages.stop])
+            statuses = listing.status_counts()
+            total = len(listing.entries)
         if chosen.status and chosen.status not in dict(statuses):
             statuses.append((chosen.status, 0))  # asked for in the URL: shown, with its 0
         return page(

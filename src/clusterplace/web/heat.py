@@ -9,9 +9,9 @@ from typing import Any
 
 from clusterplace.api import ManagedCluster
 from clusterplace.scheduling import PlacementResult
-from clusterplace.web.order import natural_key, naturally, ref_key
+from clusterplace.web.order import natural_key, naturally
 
-__all__ = ["heatmap_data", "in_order", "label_keys"]
+__all__ = ["heatmap_data", "label_keys"]
 
 
 def label_keys(clusters: Mapping[str, ManagedCluster]) -> list[dict[str, Any]]:
@@ -21,11 +21,6 @@ def label_keys(clusters: Mapping[str, ManagedCluster]) -> list[dict[str, Any]]:
         for key, value in cluster.labels.items():
             values.setdefault(key, set()).add(value)
     return [{"key": k, "values": len(v)} for k, v in sorted(values.items())]
-
-
-def in_order(placements: Sequence[PlacementResult]) -> list[PlacementResult]:
-    """The placements by namespace and name, in natural order (as the list shows them)."""
-    return sorted(placements, key=lambda r: ref_key(r.placement.namespace, r.placement.name))
 
 
 def _selected(result: PlacementResult) -> list[str]:
@@ -47,14 +42,15 @@ def heatmap_data(
     limit: int,
     group_by: str = "",
 ) -> dict[str, Any]:
-    """Rows ``offset:offset+limit`` of the heatmap, placements and clusters in natural
-    order. Per row, by cluster: ``cells`` ``[column, total]`` of the feasible clusters
-    and the ``selected`` columns. Grouped by the label ``group_by``: per row ``groups`` ``[group, feasible, selected, mean total,
-    best total]`` of the groups with a feasible cluster. ``range`` is the lowest and
-    highest total of the rows given (None when no cluster is feasible)."""
+    """Rows ``offset:offset+limit`` of the heatmap: ``placements`` in the order given,
+    clusters in natural order. Per row, by cluster: ``cells`` ``[column, total]`` of the
+    feasible clusters and the ``selected`` columns. Grouped by the label ``group_by``:
+    per row ``groups`` ``[group, feasible, selected, mean total, best total]`` of the
+    groups with a feasible cluster. ``range`` is the lowest and highest total of the
+    rows given (None when no cluster is feasible)."""
     names = naturally(clusters)
     column = {n: i for i, n in enumerate(names)}
-    page = in_order(placements)[offset : offset + limit]
+    page = placements[offset : offset + limit]
     lo: int | None = None
     hi: int | None = None
     for result in page:

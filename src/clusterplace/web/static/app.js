@@ -109,6 +109,16 @@ function hslToRgb(h, s, l) {
   return [Math.round(f(0) * 255), Math.round(f(8) * 255), Math.round(f(4) * 255)];
 }
 
+// A run of names as "first … last", the last without the words it shares with the first
+// ("aws-prod-eu-0012 … 0040"); one name alone as itself.
+function span(first, last) {
+  if (first === last) return first;
+  let cut = 0;
+  while (cut < first.length && first[cut] === last[cut]) cut++;
+  while (cut > 0 && /[a-z0-9]/i.test(first[cut - 1])) cut--;
+  return `${first} … ${last.slice(cut)}`;
+}
+
 function tickText(v) { return Number.isInteger(v) ? number(v) : v.toFixed(1); }
 
 async function heatmapPage() {
@@ -203,7 +213,7 @@ async function heatmapPage() {
         let size = 0;
         for (let c = a; c < z; c++) size += base.sizes[c];
         members.push(size);
-        labels.push(`${base.names[a]} … ${base.names[z - 1]}`);
+        labels.push(span(base.names[a], base.names[z - 1]));
         colNames.push(`${labels[b]} (${number(size)})`);
         for (let y = 0; y < rows; y++) {
           let f = 0, s = 0, sum = 0, top = NaN;
