@@ -235,7 +235,7 @@ def create_app(state: Explorer, *, hosts: HostRule, max_body: int = MAX_BODY_BYT
             kept = listing.kept(chosen)
             pages = paging(len(kept), _page_number(request.query_params.get("page", "1")))
             rows = page_of(current, kept[pages.start : pages.stop])
-            statuses = listing.status_counts()
+            statuses = list(listing.statuses)
             total = len(listing.entries)
         if chosen.status and chosen.status not in dict(statuses):
             statuses.append((chosen.status, 0))  # asked for in the URL: shown, with its 0

@@ -71,9 +71,11 @@ class PlacementFilter:
 
 @dataclass(frozen=True)
 class Listing:
-    """Every placement of a run, in natural order of namespace and name."""
+    """Every placement of a run, in natural order of namespace and name, and each
+    status with how many placements have it (most first)."""
 
     entries: tuple[Listed, ...]
+    statuses: tuple[tuple[str, int], ...] = ()
 
     @classmethod
     def of(cls, results: list[PlacementResult]) -> Listing:
@@ -92,18 +94,15 @@ class Listing:
                 )
             )
         entries.sort(key=lambda e: ref_key(e.namespace, e.name))
-        return cls(tuple(entries))
+        counts = Counter(e.status for e in entries)
+        statuses = sorted(counts.items(), key=lambda item: (-item[1], natural_key(item[0])))
+        return cls(tuple(entries), tuple(statuses))
 
     def kept(self, chosen: PlacementFilter) -> list[Listed]:
         """The entries ``chosen`` keeps, in order."""
         if not chosen.active:
             return list(self.entries)
         return [e for e in self.entries if chosen.keeps(e)]
-
-    def status_counts(self) -> list[tuple[str, int]]:
-        """Each status a placement has, with how many have it (most first)."""
-        counts = Counter(e.status for e in self.entries)
-        return sorted(counts.items(), key=lambda item: (-item[1], natural_key(item[0])))
 
     def holds(self, results: list[PlacementResult]) -> bool:
         """Whether the entries still point at ``results`` (the same placements in the

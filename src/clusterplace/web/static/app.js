@@ -100,7 +100,7 @@ function placementPage() {
 const HEAT_ROWS = 250; // placements per page of the heatmap
 const LABEL_PX = 14; // a name is written for every row/column at least this tall/wide
 const BIN_PX = 24; // Fit width's binned columns: wide enough to write a count in
-const DIAGONAL = 190; // the longest a column's slanted name is written
+const DIAGONAL = 210; // the longest a column's slanted name is written
 const FONT = "12px system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif";
 
 function hslToRgb(h, s, l) {
@@ -214,7 +214,7 @@ async function heatmapPage() {
         for (let c = a; c < z; c++) size += base.sizes[c];
         members.push(size);
         labels.push(span(base.names[a], base.names[z - 1]));
-        colNames.push(`${labels[b]} (${number(size)})`);
+        colNames.push(m.grouped ? `${labels[b]} (${number(size)})` : labels[b]); // sizes: in the scale line, on hover
         for (let y = 0; y < rows; y++) {
           let f = 0, s = 0, sum = 0, top = NaN;
           for (let c = a; c < z; c++) {
@@ -238,7 +238,7 @@ async function heatmapPage() {
     const widest = (names) => names.reduce((w, n) => Math.max(w, ctx.measureText(n).width), 0);
     m.L = Math.ceil(Math.min(260, widest(m.rowNames) + 18));
     m.diagonal = Math.min(DIAGONAL, widest(m.colNames) + 8);
-    m.T = Math.ceil(Math.max(36, Math.min(170, m.diagonal * Math.sin(Math.PI / 3) + 12)));
+    m.T = Math.ceil(Math.max(36, Math.min(195, m.diagonal * Math.sin(Math.PI / 3) + 12)));
     each.hidden = k === 1;
   };
 
@@ -382,8 +382,7 @@ async function heatmapPage() {
     ctx.beginPath(); ctx.moveTo(L - 0.5, T); ctx.lineTo(L - 0.5, H); ctx.moveTo(L, T - 0.5); ctx.lineTo(W, T - 0.5); ctx.stroke();
     ctx.fillStyle = "#667085"; ctx.font = "11px system-ui, sans-serif";
     ctx.fillText(`${number(m.rows)} placements`, 6, T - 24);
-    ctx.fillText(m.bin > 1 ? `× ${number(base.cols)} ${m.grouped ? "values" : "clusters"} in ${number(m.cols)} columns →`
-      : `× ${number(m.cols)} ${m.grouped ? "values" : "clusters"} →`, 6, T - 10);
+    ctx.fillText(`× ${number(base.cols)} ${m.grouped ? "values" : "clusters"} →`, 6, T - 10);
   };
   const redraw = () => { if (!pending) { pending = true; requestAnimationFrame(draw); } };
 
