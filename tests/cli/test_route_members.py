@@ -85,7 +85,8 @@ class Setup:
         ]
 
     def configmaps(self, name: str) -> set[str]:
-        return self.members[name].names("configmaps")
+        """The ConfigMaps in namespace shop (the set's parent is in default)."""
+        return {n for ns, n in self.members[name].objects("configmaps") if ns == "shop"}
 
 
 @pytest.fixture(name="setup")

@@ -85,7 +85,8 @@ class Setup:
     def data(self, member: str) -> dict[str, dict[str, str]]:
         return {
             name: obj.get("data") or {}
-            for (_, name), obj in self.members[member].objects("configmaps").items()
+            for (namespace, name), obj in self.members[member].objects("configmaps").items()
+            if namespace == "shop"  # the set's parent is in default
         }
 
 

@@ -209,8 +209,14 @@ def test_a_first_run_into_fresh_members_converges_and_a_second_changes_nothing(
         assert basket["metadata"]["labels"][LABEL] == "clusterplace"
     assert members.names("a", f"/apis/apps/v1/namespaces/{ns}/deployments") == {"web"}
     assert not members.names("b", f"/apis/apps/v1/namespaces/{ns}/deployments")
-    # The namespace and the definition were applied before what needs them.
-    order = [e["objectRef"]["resource"] for e in members.our_writes("b")]
+    # The set's parent (a ConfigMap in default) first, naming what the set will hold;
+    # then the namespace and the definition before what needs them.
+    writes = members.our_writes("b")
+    assert (writes[0]["objectRef"]["resource"], writes[0]["objectRef"]["namespace"]) == (
+        "configmaps",
+        "default",
+    )
+    order = [e["objectRef"]["resource"] for e in writes[1:]]
     assert order.index("namespaces") < order.index("configmaps")
     assert order.index("customresourcedefinitions") < order.index(crd_plural)
 

@@ -71,8 +71,40 @@ import aiohttp.web
 import attrs
 import kmock
 from kmock import KubernetesError
+from kmock._internal import parsing as kmock_parsing
 
 __all__ = ["HubEmulator", "serve"]
+
+
+def _namespace_aware(
+    parse: Callable[[str], kmock_parsing.ParsedPath],
+) -> Callable[[str], kmock_parsing.ParsedPath]:
+    """kmock 0.8 reads ``/api/v1/namespaces[/NAME]`` as the start of a namespaced path
+    (a 500 for the list, and NAME taken for a namespace): Namespaces are objects of the
+    cluster-scoped resource ``namespaces``; only ``namespaces/NS/PLURAL...`` is a path
+    in a namespace (``namespaces/NAME/status`` and ``/finalize`` are the Namespace's
+    own subresources)."""
+
+    def parsed(path: str) -> kmock_parsing.ParsedPath:
+        parts = path.strip("/").split("/")
+        core = parts[:2] == ["api", "v1"]
+        rest = parts[2:] if core else parts[3:] if parts[:1] == ["apis"] else []
+        if (
+            core
+            and rest[:1] == ["namespaces"]
+            and (len(rest) < 3 or rest[2] in ("status", "finalize"))
+        ):
+            name = rest[1] if len(rest) > 1 else None
+            sub = "/".join(rest[2:]) or None
+            return kmock_parsing.ParsedPath("", "v1", "namespaces", None, name, sub)
+        return parse(path)
+
+    parsed.namespace_aware = True  # type: ignore[attr-defined]
+    return parsed
+
+
+if not getattr(kmock_parsing.parse_path, "namespace_aware", False):
+    setattr(kmock_parsing, "parse_path", _namespace_aware(kmock_parsing.parse_path))  # noqa: B010
 
 ObjKey = tuple[str, str, str | None, str]  # (group/version, plural, namespace, name)
 
@@ -87,6 +119,7 @@ _KINDS = {
     "leases": "Lease",
     "manifestworkreplicasets": "ManifestWorkReplicaSet",
     "manifestworks": "ManifestWork",
+    "namespaces": "Namespace",
 }
 # apimachinery's name generator: five characters of this alphabet after the prefix,
 # which is cut to 58 characters.

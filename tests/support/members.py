@@ -22,7 +22,7 @@ import yaml
 
 from tests.support.emulator import HubEmulator
 
-__all__ = ["Member", "members", "write_members_kubeconfig"]
+__all__ = ["HangingServer", "Member", "members", "write_members_kubeconfig"]
 
 
 def _free_port() -> int:
@@ -144,3 +144,47 @@ def members(names: list[str], folder: Path) -> Iterator[tuple[dict[str, Member],
     finally:
         for member in started.values():
             member.stop()
+
+
+class HangingServer:
+    """A member that accepts connections and never answers: each connection is taken
+    and held open, nothing is ever read or written (a TLS handshake never completes).
+    :attr:`url` is where it listens; :attr:`held` counts the connections it holds."""
+
+    def __init__(self) -> None:
+        self._sock = socket.socket()
+        self._sock.bind(("127.0.0.1", 0))
+        self._sock.listen(64)
+        self._sock.settimeout(0.2)
+        self.url = f"https://127.0.0.1:{self._sock.getsockname()[1]}"
+        self._conns: list[socket.socket] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._accept, name="hanging-member", daemon=True)
+        self._thread.start()
+
+    def _accept(self) -> None:
+        while not self._stop.is_set():
+            try:
+                conn, _ = self._sock.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            self._conns.append(conn)
+
+    @property
+    def held(self) -> int:
+        return len(self._conns)
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join(5)
+        for conn in self._conns:
+            conn.close()
+        self._sock.close()
+
+    def __enter__(self) -> HangingServer:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()

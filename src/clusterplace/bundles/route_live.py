@@ -41,7 +41,7 @@ from clusterplace.bundles.route_dir import (
 from clusterplace.errors import InputError
 from clusterplace.outputs import FileTransaction, OutputError
 from clusterplace.outputs.journal import recover
-from clusterplace.outputs.lock import folder_lock
+from clusterplace.outputs.lock import folder_identity, folder_lock, still_held
 
 __all__ = ["IndexText", "LiveRouteDir"]
 
@@ -128,6 +128,7 @@ class LiveRouteDir:
         self.lock_timeout = lock_timeout
         self.index = IndexText()
         self._held = contextlib.ExitStack()
+        self._identity: tuple[int, int] | None = None  # the folder locked (device, inode)
         # (inode, mtime, size) of each copy as this run last wrote or saw it: a change
         # the folder reports for a copy that still has it is the echo of its own write.
         self._seen: dict[str, tuple[int, int, int]] = {}
@@ -141,6 +142,7 @@ class LiveRouteDir:
         if another run holds it past the timeout) and finish what an interrupted run
         left."""
         self._held.enter_context(folder_lock(self.out_dir, self.lock_timeout))
+        self._identity = folder_identity(self.out_dir)
         try:
             recover(self.out_dir)
         except BaseException:
@@ -150,6 +152,11 @@ class LiveRouteDir:
     def close(self) -> None:
         """Release the lock."""
         self._held.close()
+
+    def check_held(self) -> None:
+        """Raise :class:`~clusterplace.outputs.lock.FolderLostError` if the folder
+        locked was deleted or replaced since (its lock went with it)."""
+        still_held(self.out_dir, self._identity)
 
     def __enter__(self) -> LiveRouteDir:
         self.open()
@@ -163,8 +170,11 @@ class LiveRouteDir:
         what earlier runs wrote that is not among them. Raises
         :class:`~clusterplace.errors.InputErrors` (nothing written) for files
         clusterplace did not write in the way, and
-        :class:`~clusterplace.outputs.OutputError` when writing fails."""
+        :class:`~clusterplace.outputs.OutputError` when writing fails
+        (:class:`~clusterplace.outputs.lock.FolderLostError`: the folder locked is gone,
+        nothing written)."""
         self.stale = True
+        self.check_held()
         recover(self.out_dir)
         plan = plan_copies(self.out_dir, copies, force=self.force)
         with FileTransaction(self.out_dir) as tx:
@@ -214,6 +224,7 @@ class LiveRouteDir:
         journal the next run carries out): call :meth:`converge` next."""
         if self.stale:
             raise OutputError(f"{self.out_dir}: converge the folder before updating it")
+        self.check_held()
         plan = RoutePlan(self.out_dir)
         refused: list[tuple[RouteCopy, InputError]] = []
         entries: dict[str, dict[str, str] | None] = {}

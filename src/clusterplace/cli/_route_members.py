@@ -21,9 +21,13 @@ from clusterplace.fedsync.target import CopyOutcome
 from clusterplace.outputs import format_table
 
 if TYPE_CHECKING:
-    from clusterplace.hub.kubernetes.members import MemberTarget
+    from clusterplace.hub.kubernetes.members import ApplySet, MemberTarget
 
-__all__ = ["RESULTS", "cluster_results", "route_to_members"]
+__all__ = ["RESULTS", "WATCH_PATIENCE_S", "cluster_results", "route_to_members"]
+
+# How long a change set under --watch waits for the members before it goes on (a
+# member still working is reported slow, and its outcomes come with a later one).
+WATCH_PATIENCE_S = 2.0
 
 # The columns of the per-cluster results, and the outcome actions each counts.
 RESULTS = {
@@ -38,7 +42,7 @@ def cluster_results(
     outcomes: Iterable[CopyOutcome], clusters: Iterable[str], status: dict[str, str]
 ) -> list[list[str]]:
     """A row per cluster: its counts per result and its state (converged, conflict,
-    unreachable, forbidden, failed, no-context)."""
+    unreachable, forbidden, failed, no-context, slow)."""
     counts: dict[str, dict[str, int]] = {c: dict.fromkeys(RESULTS, 0) for c in clusters}
     for o in outcomes:
         per = counts.setdefault(o.cluster, dict.fromkeys(RESULTS, 0))
@@ -65,6 +69,8 @@ def route_to_members(
     force: bool,
     watch: bool,
     log: Callable[[str], None],
+    member_timeout: float = 30.0,
+    applyset: str | None = None,
 ) -> int:
     """Route once (or watch) into the member clusters; the exit code (0: every cluster
     converged)."""
@@ -76,6 +82,8 @@ def route_to_members(
 
         raise ClusterplaceError(KUBE_EXTRA) from None
     from clusterplace.hub.kubernetes.members import MemberTarget, read_context_map
+
+    aset = _applyset(applyset, filenames)
 
     if observed_dir is not None:
         raise click.UsageError(
@@ -94,6 +102,8 @@ def route_to_members(
             division,
             force,
             log,
+            member_timeout,
+            aset,
         )
     fleet = load(cluster_files, recursive)
     labels = {name: cluster.labels for name, cluster in fleet.clusters.items()}
@@ -108,7 +118,15 @@ def route_to_members(
         empty_fleet="no ManagedCluster found in the --clusters input; nothing is routed, "
         "and nothing in the member clusters is removed",
     )
-    target = MemberTarget(kubeconfig, context_map=context_map, force=force, report=log)
+    target = MemberTarget(
+        kubeconfig,
+        context_map=context_map,
+        force=force,
+        deadline=member_timeout,
+        whole_run=True,
+        report=log,
+        applyset=aset,
+    )
     target.open()
     try:
         for cluster in sorted(labels):
@@ -131,6 +149,33 @@ def route_to_members(
     return 0 if converged else 1
 
 
+def _applyset(given: str | None, filenames: tuple[str, ...]) -> ApplySet:
+    """``--applyset [NAMESPACE/]NAME``, checked; by default ``clusterplace-route-`` and
+    a hash of the -f paths (made absolute), so that a route run again from the same
+    manifests is the same set and another route's manifests are another set."""
+    import hashlib
+
+    from clusterplace.hub.kubernetes.members import ApplySet
+    from clusterplace.labels.validation import dns1123_label_errors, dns1123_subdomain_errors
+
+    if given is None:
+        paths = sorted(
+            str(Path(part).absolute()) for value in filenames for part in value.split(",") if part
+        )
+        digest = hashlib.sha256("\n".join(paths).encode()).hexdigest()[:12]
+        return ApplySet(f"clusterplace-route-{digest}")
+    namespace, _, name = given.rpartition("/")
+    problems = [f"name {name!r}: {p}" for p in dns1123_subdomain_errors(name)]
+    if namespace:
+        problems += [f"namespace {namespace!r}: {p}" for p in dns1123_label_errors(namespace)]
+    if problems:
+        raise click.UsageError(
+            f"--applyset {given!r}: {'; '.join(problems)} (give [NAMESPACE/]NAME, the "
+            "parent ConfigMap of the set in each member)"
+        )
+    return ApplySet(name, namespace or "default")
+
+
 def _observed(target: MemberTarget, clusters: Iterable[str]) -> dict[str, dict[Hashable, Document]]:
     """The Deployments, ReplicaSets and Pods read from each member with a context."""
     from clusterplace.hub.kubernetes.members import observed_documents
@@ -149,11 +194,21 @@ def _watch(
     division: str,
     force: bool,
     log: Callable[[str], None],
+    member_timeout: float,
+    aset: ApplySet,
 ) -> int:
     from clusterplace.fedsync import WatchOptions, run_route_watch
     from clusterplace.hub.kubernetes.members import MemberTarget
 
-    target = MemberTarget(kubeconfig, context_map=context_map, force=force, report=log)
+    target = MemberTarget(
+        kubeconfig,
+        context_map=context_map,
+        force=force,
+        deadline=member_timeout,
+        patience=WATCH_PATIENCE_S,
+        report=log,
+        applyset=aset,
+    )
 
     def observe(clusters: Iterable[str]) -> dict[str, dict[Hashable, Document]]:
         return _observed(target, clusters)

@@ -9,7 +9,7 @@ import sys
 
 import click
 
-from clusterplace import __version__
+from clusterplace import __version__, stopping
 from clusterplace.errors import ClusterplaceError
 from clusterplace.labels import SelectorError
 
@@ -112,6 +112,19 @@ def _report(err: Exception) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; input errors print ``error: ...`` lines and exit 1, without a traceback."""
+    with stopping.early_stop(_runs_until_stopped(sys.argv[1:] if argv is None else argv)):
+        return _main(argv)
+
+
+def _runs_until_stopped(args: list[str]) -> bool:
+    """Whether the command runs until SIGTERM (``route --watch``, ``controller``
+    without ``--once``): one SIGTERM from the start stops it with exit 0."""
+    if args[:1] == ["route"]:
+        return "--watch" in args
+    return args[:1] == ["controller"] and "--once" not in args
+
+
+def _main(argv: list[str] | None) -> int:
     try:
         cli.main(args=argv, prog_name="clusterplace", standalone_mode=False)
         sys.stdout.flush()  # a full disk behind stdout shows here, not at exit

@@ -61,6 +61,25 @@ class PlanFormat(click.Choice):  # type: ignore[type-arg]
     help="With --to-kubeconfig: a YAML or JSON file mapping cluster names to context names.",
 )
 @click.option(
+    "--applyset",
+    "applyset",
+    metavar="[NAMESPACE/]NAME",
+    help="With --to-kubeconfig: the name of this route's set of copies (its parent "
+    "ConfigMap in each member, namespace default unless given). Only the set's own copies "
+    "are ever pruned; two routes sharing a member need two names. Default: "
+    "clusterplace-route- and a hash of the -f paths.",
+)
+@click.option(
+    "--member-timeout",
+    "member_timeout",
+    type=click.FloatRange(min=0.1),
+    default=30.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="With --to-kubeconfig: how long one member may go without answering before its work "
+    "is cancelled and it is reported unreachable; the other members never wait for it.",
+)
+@click.option(
     "--dry-run",
     is_flag=True,
     help="Print the plan, with each workload's replicas per cluster and why; write nothing.",
@@ -99,6 +118,8 @@ def route(
     out_dir: Path | None,
     to_kubeconfig: Path | None,
     context_map: Path | None,
+    applyset: str | None,
+    member_timeout: float,
     dry_run: bool,
     output_format: str,
     observed_dir: Path | None,
@@ -123,6 +144,14 @@ def route(
         raise click.UsageError("give one of --output-dir and --to-kubeconfig")
     if context_map is not None and to_kubeconfig is None:
         raise click.UsageError("--context-map: only with --to-kubeconfig")
+    ctx = click.get_current_context()
+    if (
+        to_kubeconfig is None
+        and ctx.get_parameter_source("member_timeout") == click.core.ParameterSource.COMMANDLINE
+    ):
+        raise click.UsageError("--member-timeout: only with --to-kubeconfig")
+    if applyset is not None and to_kubeconfig is None:
+        raise click.UsageError("--applyset: only with --to-kubeconfig")
     if to_kubeconfig is not None:
         from clusterplace.cli._route_members import route_to_members
 
@@ -145,6 +174,8 @@ def route(
             force=force,
             watch=watch,
             log=_log,
+            member_timeout=member_timeout,
+            applyset=applyset,
         )
         sys.exit(code)
     assert out_dir is not None

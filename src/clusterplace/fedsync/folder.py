@@ -39,6 +39,11 @@ class FolderTarget:
     def close(self) -> None:
         self.folder.close()
 
+    def check_held(self) -> None:
+        """Raise :class:`~clusterplace.outputs.lock.FolderLostError` if the folder
+        locked was deleted or replaced since."""
+        self.folder.check_held()
+
     def edited(self, keys: Iterable[tuple[str, str]]) -> set[tuple[str, str]]:
         """The copies among ``keys`` (cluster, file) changed in the folder by someone
         else since this run wrote them (the folder's own echoes left out)."""

@@ -5,7 +5,9 @@ The inputs (``-f`` files and folders, ``--clusters``, ``--observed``) are watche
 deleted by hand comes back and one edited by hand is reported (and kept, as ``route``
 keeps it). Every change set is computed by :class:`~.engine.RouteSync` and written in
 one transaction; a line per change set is reported. The output folder's lock is held
-from start to stop. SIGTERM and SIGINT stop the watch after the change set in progress.
+from start to stop; if the folder is deleted (or replaced) meanwhile, the watch stops
+with an error at its next step, before it would write again, as its lock went with the
+folder. SIGTERM and SIGINT stop the watch after the change set in progress.
 """
 
 from __future__ import annotations
@@ -19,13 +21,14 @@ from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from clusterplace import stopping
 from clusterplace.codecs import Document
 from clusterplace.errors import ClusterplaceError, InputError, InputErrors, Location
 from clusterplace.fedsync.engine import RouteSync, summary
 from clusterplace.fedsync.folder import FolderTarget
 from clusterplace.fedsync.inputs import InputState, RouteInputs
 from clusterplace.fedsync.target import Target
-from clusterplace.outputs.lock import FolderBusyError
+from clusterplace.outputs.lock import FolderBusyError, FolderLostError
 from clusterplace.safepath import real_path
 from clusterplace.watch import SETTLE_S
 
@@ -108,6 +111,9 @@ async def _watch(
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, stop.set)
+    if stopping.requested():  # a SIGTERM came while it was starting
+        report("stopped")
+        return
     target: Target = options.target or FolderTarget(options.out_dir, force=options.force)
     try:
         if not await _take(target, options.lock_timeout, stop, report):
@@ -120,6 +126,7 @@ async def _watch(
         for signum in (signal.SIGTERM, signal.SIGINT):
             with contextlib.suppress(Exception):
                 loop.remove_signal_handler(signum)
+        stopping.resume()
 
 
 async def _take(target: Target, timeout: float, stop: asyncio.Event, report: Report) -> bool:
@@ -421,6 +428,8 @@ class _Session:
     def _step(self, changed: bool, outputs: set[tuple[str, str]], *, started: bool = False) -> None:
         """Take the changes of the inputs (and the copies to look at again), and write
         what they change."""
+        if self.folder is not None:
+            self.folder.check_held()  # raises once the locked folder is gone
         held = self._hold()
         snapshot = None
         if held is None and (changed or started or self.held is not None):
@@ -455,6 +464,8 @@ class _Session:
                 raise  # as route refuses: a file it did not write is in the way
             self._failed(err)
             return
+        except FolderLostError:
+            raise  # its lock is gone with it: never write on without one
         except ClusterplaceError as err:
             self._failed(err)
             return

@@ -16,11 +16,39 @@ from pathlib import Path
 
 from clusterplace.outputs.errors import OutputError, output_error
 
-__all__ = ["FolderBusyError", "folder_lock"]
+__all__ = ["FolderBusyError", "FolderLostError", "folder_identity", "folder_lock", "still_held"]
 
 
 class FolderBusyError(OutputError):
     """Another run holds the output folder's lock."""
+
+
+class FolderLostError(OutputError):
+    """The locked output folder was deleted or replaced while a run held it: its lock
+    is on a folder no longer there, so writing on would be writing without one."""
+
+
+def folder_identity(folder: Path) -> tuple[int, int] | None:
+    """The folder's (device, inode) now (None: it is not there)."""
+    try:
+        info = folder.stat()
+    except (OSError, ValueError):
+        return None
+    return info.st_dev, info.st_ino
+
+
+def still_held(folder: Path, identity: tuple[int, int] | None) -> None:
+    """Raise :class:`FolderLostError` unless ``folder`` is still the folder locked
+    (``identity``, as :func:`folder_identity` gave it once the lock was taken)."""
+    now = folder_identity(folder)
+    if identity is not None and now == identity:
+        return
+    what = "deleted" if now is None else "replaced by another folder"
+    raise FolderLostError(
+        f"{folder}: the output folder was {what} while this run held its lock; "
+        "stopping rather than writing a folder no run has locked (start it again to "
+        "write the folder afresh)"
+    )
 
 
 _POLL = 0.05

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from clusterplace import stopping
 from clusterplace.api import (
     KubeObject,
     ManifestWork,
@@ -396,6 +397,8 @@ async def _serve(
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, stop.set)
+    if stopping.requested():  # a SIGTERM came while it was loading
+        stop.set()
     try:
         hub.report(f"watching {hub.root}; writing to {hub.layout.root}")
         follow = asyncio.ensure_future(delivery.run(stop))
@@ -408,6 +411,7 @@ async def _serve(
         for signum in (signal.SIGTERM, signal.SIGINT):
             with contextlib.suppress(Exception):
                 loop.remove_signal_handler(signum)
+        stopping.resume()
 
 
 def _reference(kind: str, namespace: str, name: str) -> KubeObject:

@@ -327,6 +327,8 @@ class HubApi:
         # Called with (verb, what) before each write request is sent; raising stops it
         # (the leader election's fence: no write once the lease may be lost).
         self.fence: Callable[[str, str], None] | None = None
+        # How long a connection may take to open (None: only the request's timeout).
+        self.connect_timeout: float | None = None
 
     async def _request(
         self,
@@ -396,8 +398,13 @@ class HubApi:
             body=body,
             auth_settings=["BearerToken"],
         )
+        limit: Any = timeout
+        if timeout is not None and self.connect_timeout is not None:
+            import aiohttp
+
+            limit = aiohttp.ClientTimeout(total=timeout, sock_connect=self.connect_timeout)
         response = await self.api_client.call_api(
-            method_, url, header_params=headers, body=payload, _request_timeout=timeout
+            method_, url, header_params=headers, body=payload, _request_timeout=limit
         )
         raw: bytes = await response.read()
         return int(response.status), str(getattr(response, "reason", "") or ""), raw

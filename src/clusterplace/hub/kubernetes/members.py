@@ -3,15 +3,24 @@
 
 Each ManagedCluster's copies go to the kubeconfig context named after it (or the one
 ``--context-map`` names), by server-side apply with the field manager
-:data:`FIELD_MANAGER` (``force`` only with ``--force``). Every copy carries the
-ownership label :data:`MANAGED_BY` = :data:`MANAGER` and the annotation
-:data:`SOURCE` naming its federated object (``Kind/namespace/name``).
+:data:`FIELD_MANAGER` (``force`` only with ``--force``). Every copy carries the label
+:data:`MANAGED_BY` = :data:`MANAGER`, the annotation :data:`SOURCE` naming its
+federated object (``Kind/namespace/name``), and the label :data:`PART_OF` naming the
+route's set (an :class:`ApplySet`, as kubectl's ApplySets do it).
 
-- Pruning: only objects with the ownership label are deleted (a NotFound being
-  success); the owned copies of a cluster are found by a label-selector list of each
-  kind clusterplace routes (the kinds of the desired copies and of those it applied).
-- An object of the same name without the label (someone else's) is never touched: a
-  ``conflict`` outcome, unless ``force``. A 409 from another field manager is a
+- The set: a parent object in each member (a ConfigMap, :class:`ApplySet`) carries the
+  set's id label :data:`APPLYSET_ID`, the tooling annotation :data:`TOOLING` and the
+  kinds the set holds there (:data:`GROUP_KINDS`, and :data:`KINDS` with their
+  versions). It is written before the copies with every kind it held and will hold,
+  and after a complete prune with only those it holds.
+- Pruning: only the set's members (:data:`PART_OF` = its id) are deleted (a NotFound
+  being success); they are found by a label-selector list of each kind the parent
+  remembers, the manifests route and this run applied, so a kind that left the
+  manifests while no run was going is pruned all the same.
+- An object of a copy's name that is not the set's (someone else's, or another set's)
+  is never touched: a ``conflict`` outcome, unless ``force``. One that carries
+  :data:`MANAGED_BY` and no set label (a copy applied before sets) is adopted when
+  the set routes an object of that name. A 409 from another field manager is a
   ``conflict`` too (``force`` takes the fields over).
 - Order: a cluster's copies are applied in Helm's install order by kind (Namespaces
   first, then the policies, accounts, configuration and storage that live in them,
@@ -26,6 +35,14 @@ ownership label :data:`MANAGED_BY` = :data:`MANAGER` and the annotation
   thread, as the sync engine is synchronous); an unreachable or failing member is
   tried again with a backoff, then reported ``unreachable`` (or ``failed``, or
   ``forbidden`` for a 403), and the next call converges it again; the others go on.
+- Members are independent: each has its own worker (one round of work at a time),
+  its own backoff, a connect timeout and a timeout per request, and a deadline per
+  round (``deadline`` seconds, after which the round is cancelled and the member
+  reported ``unreachable``). A call waits for the members at most ``patience``
+  seconds (None: until each finished or passed its deadline); a member still working
+  then goes on in the background (``slow``, since the moment its round started), its
+  outcomes are returned by a later call, and a newer state for it is coalesced into
+  one converge once it answers. :meth:`MemberTarget.close` cancels every round.
 """
 
 from __future__ import annotations
@@ -34,9 +51,12 @@ import asyncio
 import contextlib
 import dataclasses
 import functools
+import json
 import threading
+import time
 from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeAlias, TypeVar
 
@@ -55,11 +75,17 @@ from clusterplace.hub.kubernetes.api import (
 from clusterplace.hub.kubernetes.resources import ROUTE, ApiResource
 
 __all__ = [
+    "APPLYSET_ID",
     "FIELD_MANAGER",
+    "GROUP_KINDS",
     "INSTALL_ORDER",
+    "KINDS",
     "MANAGED_BY",
     "MANAGER",
+    "PART_OF",
     "SOURCE",
+    "TOOLING",
+    "ApplySet",
     "MemberTarget",
     "apply_rank",
     "kubeconfig_contexts",
@@ -70,6 +96,44 @@ __all__ = [
 MANAGED_BY = "federation.clusterplace.io/managed-by"
 MANAGER = "clusterplace"
 SOURCE = "federation.clusterplace.io/source"
+# KEP-3659's ApplySet labels and annotations (kubectl's names).
+APPLYSET_ID = "applyset.kubernetes.io/id"
+PART_OF = "applyset.kubernetes.io/part-of"
+TOOLING = "applyset.kubernetes.io/tooling"
+GROUP_KINDS = "applyset.kubernetes.io/contains-group-kinds"
+ADDITIONAL_NAMESPACES = "applyset.kubernetes.io/additional-namespaces"
+# The kinds with their API versions (a kind that left the manifests is listed by them).
+KINDS = "federation.clusterplace.io/contains-kinds"
+PARENT = ApiResource("", "v1", "configmaps", "ConfigMap", True)
+
+
+@dataclass(frozen=True)
+class ApplySet:
+    """A route's set of copies in each member: its parent ConfigMap ``namespace/name``
+    and the id derived from it as KEP-3659 defines it (``applyset-`` and the unpadded
+    URL-safe base64 of the SHA-256 of ``name.namespace.ConfigMap.``, then ``-v1``)."""
+
+    name: str
+    namespace: str = "default"
+
+    @property
+    def id(self) -> str:
+        import base64
+        import hashlib
+
+        parts = ".".join((self.name, self.namespace, PARENT.kind, PARENT.group))
+        digest = hashlib.sha256(parts.encode()).digest()
+        return f"applyset-{base64.urlsafe_b64encode(digest).decode().rstrip('=')}-v1"
+
+    def __str__(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+
+def _tooling() -> str:
+    from clusterplace import __version__
+
+    return f"{MANAGER}/{__version__}"
+
 
 # Kinds that are not namespaced among those a Federation routes (others are namespaced,
 # "default" when the copy names no namespace).
@@ -131,6 +195,7 @@ CRDS = ApiResource(
 )
 CRD_KIND = ("apiextensions.k8s.io", "CustomResourceDefinition")
 ESTABLISH_TIMEOUT_S = 30.0  # how long a custom resource waits for its definition
+DEADLINE_S = 30.0  # how long one member's round may take before it is cancelled
 # What the replica planner reads from each member (as ``--observed`` holds it).
 OBSERVED_KINDS = (("apps/v1", "Deployment"), ("apps/v1", "ReplicaSet"), ("v1", "Pod"))
 
@@ -215,6 +280,12 @@ def read_context_map(path: Path) -> dict[str, str]:
     return dict(data)
 
 
+def _group_kind_text(api_version: str, kind: str) -> str:
+    """A kind as :data:`GROUP_KINDS` lists it: ``Kind`` (core) or ``Kind.group``."""
+    group = api_version.rpartition("/")[0]
+    return f"{kind}.{group}" if group else kind
+
+
 @dataclass
 class _Member:
     """One member cluster: its context, client, and the copies applied to it."""
@@ -226,6 +297,19 @@ class _Member:
     # copy name -> (text, source object, identity in the cluster)
     held: dict[str, tuple[str, str, _Key]] = field(default_factory=dict)
     kinds: set[tuple[str, str]] = field(default_factory=set)  # (apiVersion, kind) applied
+    recorded: set[tuple[str, str]] | None = None  # the kinds its parent lists (None: unread)
+    spaces: set[str] = field(default_factory=set)  # the namespaces its parent lists
+    task: asyncio.Task[list[CopyOutcome]] | None = None  # the round in progress
+    since: float = 0.0  # when it started (wall clock)
+    wants: dict[str, str] | None = None  # the copies (name -> text) a converge round makes
+    missed: bool = False  # a newer state came while it worked: converge it once it answers
+    told_slow: bool = False  # reported slow (once per round)
+    reading: asyncio.Task[list[dict[str, Any]] | None] | None = None  # observe in progress
+    heard: float | None = None  # loop time of its last answer (or when waiting began)
+
+    @property
+    def busy(self) -> bool:
+        return self.task is not None and not self.task.done()
 
 
 class _Unreachable(ClusterplaceError):
@@ -234,12 +318,12 @@ class _Unreachable(ClusterplaceError):
         self.reason, self.error = reason, error
 
 
-def _body(copy: Copy) -> dict[str, Any]:
-    """The copy as applied: its manifest with the ownership label and source annotation
-    (a status is never applied)."""
+def _body(copy: Copy, applyset: ApplySet) -> dict[str, Any]:
+    """The copy as applied: its manifest with the ownership and set labels and source
+    annotation (a status is never applied)."""
     manifest = {k: v for k, v in copy.manifest.items() if k != "status"}
     meta = dict(manifest.get("metadata") or {})
-    meta["labels"] = {**(meta.get("labels") or {}), MANAGED_BY: MANAGER}
+    meta["labels"] = {**(meta.get("labels") or {}), MANAGED_BY: MANAGER, PART_OF: applyset.id}
     meta["annotations"] = {**(meta.get("annotations") or {}), SOURCE: copy.obj}
     for server_field in ("resourceVersion", "uid", "creationTimestamp", "managedFields"):
         meta.pop(server_field, None)
@@ -247,8 +331,30 @@ def _body(copy: Copy) -> dict[str, Any]:
     return manifest
 
 
-def _owned(obj: Mapping[str, Any]) -> bool:
-    return ((obj.get("metadata") or {}).get("labels") or {}).get(MANAGED_BY) == MANAGER
+def _labels(obj: Mapping[str, Any]) -> Mapping[str, Any]:
+    return (obj.get("metadata") or {}).get("labels") or {}
+
+
+def _owned(obj: Mapping[str, Any], applyset: ApplySet) -> bool:
+    """Whether ``obj`` is a member of ``applyset``."""
+    return _labels(obj).get(PART_OF) == applyset.id
+
+
+def _adoptable(obj: Mapping[str, Any]) -> bool:
+    """A copy applied before sets: clusterplace's label and no set's."""
+    labels = _labels(obj)
+    return labels.get(MANAGED_BY) == MANAGER and PART_OF not in labels
+
+
+def _not_ours(obj: Mapping[str, Any], applyset: ApplySet) -> str:
+    """Why ``obj`` is not a member of ``applyset``."""
+    labels = _labels(obj)
+    other = labels.get(PART_OF)
+    if other:
+        return f"belongs to another route's set ({PART_OF}={other}; this route's set is {applyset})"
+    if labels.get(MANAGED_BY) == MANAGER:
+        return f"is not in this route's set (no {PART_OF}={applyset.id} label)"
+    return f"was not made by clusterplace (no {MANAGED_BY}={MANAGER} label)"
 
 
 class MemberTarget:
@@ -263,10 +369,23 @@ class MemberTarget:
         attempts: int = 4,
         backoff: float = 0.25,
         timeout: float = 10.0,
+        connect_timeout: float = 5.0,
+        deadline: float = DEADLINE_S,
+        patience: float | None = None,
+        whole_run: bool = False,
         establish_timeout: float = ESTABLISH_TIMEOUT_S,
         report: Callable[[str], None] = lambda _: None,
+        applyset: ApplySet | None = None,
     ) -> None:
         self.kubeconfig = kubeconfig
+        self.applyset = applyset or ApplySet(MANAGER)
+        self.connect_timeout = connect_timeout
+        self.deadline = deadline
+        self.patience = patience
+        # One deadline per member for the whole run (a one-shot route: its reads and its
+        # round together), not one per round.
+        self.whole_run = whole_run
+        self._late: list[CopyOutcome] = []  # outcomes of rounds that finished after a call
         self.establish_timeout = establish_timeout
         self.contexts = kubeconfig_contexts(kubeconfig)
         self.context_map = dict(context_map or {})
@@ -292,7 +411,11 @@ class MemberTarget:
 
     @property
     def needs_converge(self) -> bool:
-        return any(m.stale for m in self.members.values())
+        return bool(self._late) or any(m.stale or m.missed or m.busy for m in self.members.values())
+
+    def slow(self) -> dict[str, float]:
+        """The members working on a round now, and since when (wall-clock seconds)."""
+        return {m.cluster: m.since for m in self.members.values() if m.busy}
 
     def open(self) -> None:
         if self._loop is not None:
@@ -316,17 +439,30 @@ class MemberTarget:
             return
 
         async def shut() -> None:
+            # Every round and read in progress is cancelled: stopping never waits for
+            # a member that does not answer.
+            tasks = [
+                t
+                for m in self.members.values()
+                for t in (m.task, m.reading)
+                if t is not None and not t.done()
+            ]
+            for task in tasks:
+                task.cancel()
+            if tasks:
+                await asyncio.wait(tasks, timeout=2)
             for member in self.members.values():
                 if member.api is not None:
                     with contextlib.suppress(Exception):
-                        await member.api.api_client.close()
+                        await asyncio.wait_for(member.api.api_client.close(), 2)
 
         with contextlib.suppress(Exception):
-            asyncio.run_coroutine_threadsafe(shut(), loop).result(10)
+            asyncio.run_coroutine_threadsafe(shut(), loop).result(6)
         loop.call_soon_threadsafe(loop.stop)
         if self._thread is not None:
-            self._thread.join(10)
-        loop.close()
+            self._thread.join(5)
+        if not loop.is_running():
+            loop.close()
         self._loop = None
 
     def _run(self, call: Coroutine[Any, Any, T]) -> T:
@@ -394,14 +530,21 @@ class MemberTarget:
                 self._learn(c.manifest)
                 self.kinds.add((str(c.manifest.get("apiVersion")), str(c.manifest.get("kind"))))
 
-        async def every() -> list[list[CopyOutcome]]:
-            return list(
-                await asyncio.gather(
-                    *(self._converge_one(self.members[c], desired.get(c, {})) for c in clusters)
-                )
+        rounds: dict[str, tuple[Callable[[], Awaitable[list[CopyOutcome]]], dict[str, str]]] = {}
+        for cluster in sorted(clusters):
+            member, copies = self.members[cluster], desired.get(cluster, {})
+            wants = {name: copy.text for name, copy in copies.items()}
+            if member.busy:
+                if member.wants != wants:
+                    member.missed = True  # converged again once this round is over
+                self._slow(member, {})
+                continue
+            member.wants = wants
+            rounds[cluster] = (
+                functools.partial(self._converge_one, member, copies),
+                {name: copy.obj for name, copy in copies.items()},
             )
-
-        return [o for outcomes in self._run(every()) for o in outcomes]
+        return self._run(self._rounds(rounds))
 
     def apply(self, changes: Mapping[str, ClusterChanges]) -> list[CopyOutcome]:
         for cluster, change in changes.items():
@@ -409,14 +552,120 @@ class MemberTarget:
             for copy in change.put.values():
                 self._learn(copy.manifest)
 
-        async def every() -> list[list[CopyOutcome]]:
-            return list(
-                await asyncio.gather(
-                    *(self._apply_one(self.members[c], ch) for c, ch in changes.items())
-                )
+        rounds: dict[str, tuple[Callable[[], Awaitable[list[CopyOutcome]]], dict[str, str]]] = {}
+        outcomes: list[CopyOutcome] = []
+        for cluster, change in sorted(changes.items()):
+            member = self.members[cluster]
+            names = {**{n: c.obj for n, c in change.put.items()}, **change.delete}
+            if member.busy:
+                # Still working on an earlier round: this change waits for it, and the
+                # member is converged once it answers.
+                member.missed = True
+                outcomes += self._slow(member, names)
+                continue
+            member.wants = None
+            rounds[cluster] = (functools.partial(self._apply_one, member, change), names)
+        return outcomes + self._run(self._rounds(rounds))
+
+    # -- each member's rounds ---------------------------------------------------------
+
+    async def _rounds(
+        self,
+        rounds: Mapping[str, tuple[Callable[[], Awaitable[list[CopyOutcome]]], dict[str, str]]],
+    ) -> list[CopyOutcome]:
+        """Start a round per member (each its own task, bounded by ``deadline``); wait
+        for them at most ``patience`` seconds. Returns the outcomes of the rounds done
+        by then, and of those that finished since the last call."""
+        started: list[_Member] = []
+        for cluster, (work, names) in rounds.items():
+            member = self.members[cluster]
+            member.missed = False
+            member.told_slow = False
+            member.since = time.time()
+            member.task = asyncio.ensure_future(self._bounded(member, work, names))
+            member.task.add_done_callback(functools.partial(self._finished, member))
+            started.append(member)
+        pending = [m.task for m in started if m.task is not None]
+        if pending:
+            await asyncio.wait(pending, timeout=self.patience)
+        outcomes, self._late = self._late, []
+        for member in started:
+            task = member.task
+            if task is not None and task.done():
+                member.task = None
+                if not task.cancelled():
+                    outcomes += task.result()
+            else:
+                outcomes += self._slow(member, {})
+        return outcomes
+
+    def _finished(self, member: _Member, task: asyncio.Task[list[CopyOutcome]]) -> None:
+        """A round done after its call returned: its outcomes go with the next call."""
+        if member.task is task and member.told_slow and not task.cancelled():
+            member.task = None
+            self._late += task.result()
+
+    async def _bounded(
+        self,
+        member: _Member,
+        work: Callable[[], Awaitable[list[CopyOutcome]]],
+        names: Mapping[str, str],
+    ) -> list[CopyOutcome]:
+        """One member's round, cancelled once the member has not answered for
+        ``deadline`` seconds (a member that answers is never cut short, however long
+        its work takes)."""
+        try:
+            return await self._answering(member, work())
+        except TimeoutError:
+            return self._failed(
+                member,
+                names,
+                "unreachable",
+                f"no answer for {self.deadline:g} s (working since {_clock(member.since)}); "
+                "the other members were not held up; tried again on the next run",
             )
 
-        return [o for outcomes in self._run(every()) for o in outcomes]
+    def _heard(self, member: _Member) -> None:
+        member.heard = asyncio.get_running_loop().time()
+
+    async def _answering(self, member: _Member, work: Awaitable[T]) -> T:
+        """``work`` on ``member``, cancelled (raising TimeoutError) once the member has
+        not answered for ``deadline`` seconds: since the work began, or with
+        ``whole_run`` since it was first worked on in this run."""
+        loop = asyncio.get_running_loop()
+        if member.heard is None or not self.whole_run:
+            member.heard = loop.time()
+        task = asyncio.ensure_future(work)
+        try:
+            while True:
+                left = member.heard + self.deadline - loop.time()
+                if left <= 0:
+                    task.cancel()
+                    with contextlib.suppress(asyncio.CancelledError):
+                        await task
+                    raise TimeoutError
+                done, _ = await asyncio.wait({task}, timeout=left)
+                if done:
+                    return task.result()
+        finally:
+            if not task.done():
+                task.cancel()
+
+    def _slow(self, member: _Member, names: Mapping[str, str]) -> list[CopyOutcome]:
+        """A member still working on a round: said once per round, and what waits."""
+        message = (
+            f"slow: no answer since {_clock(member.since)}; the other members go on, and "
+            "this one is converged once it answers"
+        )
+        self.status[member.cluster] = message
+        outcomes = [
+            self._outcome("refused", member, name, obj, message, "slow")
+            for name, obj in sorted(names.items())
+        ]
+        if not member.told_slow:
+            member.told_slow = True
+            self.report(f"warning: cluster {member.cluster!r}: {message}")
+        return outcomes
 
     # -- observed state -------------------------------------------------------------
 
@@ -428,28 +677,44 @@ class MemberTarget:
         for cluster in names:
             self.member(cluster)
 
+        async def read(member: _Member) -> list[dict[str, Any]]:
+            api = await self._api(member)
+            items: list[dict[str, Any]] = []
+            for api_version, kind in OBSERVED_KINDS:
+                resource = ApiResource.of(api_version, kind)
+                # Not retried: a member that cannot be read keeps its last state.
+                listing = await api.list(resource, timeout=self.timeout)
+                self._heard(member)
+                for item in listing.get("items") or ():
+                    if isinstance(item, dict):
+                        items.append({"apiVersion": api_version, "kind": kind, **item})
+            return items
+
         async def one(member: _Member) -> list[dict[str, Any]] | None:
             try:
-                api = await self._api(member)
-                items: list[dict[str, Any]] = []
-                for api_version, kind in OBSERVED_KINDS:
-                    resource = ApiResource.of(api_version, kind)
-                    # Not retried: a member that cannot be read keeps its last state.
-                    listing = await api.list(resource, timeout=self.timeout)
-                    for item in listing.get("items") or ():
-                        if isinstance(item, dict):
-                            items.append({"apiVersion": api_version, "kind": kind, **item})
-                return items
-            except (ApiError, InputError):
-                return self._observed.get(member.cluster)
+                items = await self._answering(member, read(member))
+            except (ApiError, InputError, TimeoutError):
+                return None
+            self._observed[member.cluster] = items
+            return items
 
-        async def every() -> list[list[dict[str, Any]] | None]:
-            return list(await asyncio.gather(*(one(self.members[c]) for c in names)))
+        async def every() -> None:
+            # A member still being read from an earlier call is neither read again nor
+            # waited for (it is slow already: it keeps its last state meanwhile).
+            reads = []
+            for cluster in names:
+                member = self.members[cluster]
+                if member.context is None:
+                    continue
+                if member.reading is None or member.reading.done():
+                    member.reading = asyncio.ensure_future(one(member))
+                    reads.append(member.reading)
+            if reads:
+                await asyncio.wait(reads, timeout=self.patience)
 
-        found = self._run(every())
-        result = {c: items for c, items in zip(names, found, strict=True) if items is not None}
-        self._observed.update(result)
-        return result
+        self._run(every())
+        # What was last read of each (a member not read yet, or not now: its last state).
+        return {c: self._observed[c] for c in names if c in self._observed}
 
     # -- per cluster ----------------------------------------------------------------
 
@@ -459,6 +724,7 @@ class MemberTarget:
                 raise InputError(f"no context for cluster {member.cluster!r}")
             client = await connect(self.kubeconfig, member.context)
             member.api = HubApi(client, ROUTE)
+            member.api.connect_timeout = self.connect_timeout
         return member.api
 
     async def _retry(self, member: _Member, request: Callable[[], Awaitable[T]]) -> T:
@@ -467,8 +733,10 @@ class MemberTarget:
         delay = self.backoff
         for attempt in range(self.attempts):
             try:
-                return await request()
+                answer = await request()
             except ApiError as err:
+                if err.status != 0:
+                    self._heard(member)  # an answer, if not the one wanted
                 if not (err.status == 0 or err.status == 429 or err.status >= 500):
                     raise
                 if attempt + 1 == self.attempts:
@@ -476,6 +744,9 @@ class MemberTarget:
                     raise _Unreachable(reason, err) from None
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, 5.0)
+            else:
+                self._heard(member)
+                return answer
         raise AssertionError("unreachable")
 
     def _outcome(
@@ -517,7 +788,18 @@ class MemberTarget:
             return await self._apply_one(member, changes)
         try:
             api = await self._api(member)
-            kinds = self.kinds | member.kinds
+            # The parent first, naming every kind the set held and will hold here: a
+            # run stopped at any point leaves a parent through which the next one
+            # finds everything to prune.
+            recorded, spaces = await self._read_parent(member, api)
+            coming = [self._identity(c.manifest) for c in desired.values()]
+            await self._write_parent(
+                member,
+                api,
+                recorded | member.kinds | {(r.api_version, r.kind) for r, _, _ in coming},
+                spaces | {ns for _, ns, _ in coming if ns is not None},
+            )
+            kinds = self.kinds | member.kinds | recorded
             existing: dict[_Key, dict[str, Any]] = {}
             for api_version, kind in sorted(kinds):
                 resource = self._resource(api_version, kind)
@@ -527,7 +809,7 @@ class MemberTarget:
                         functools.partial(
                             api.list,
                             resource,
-                            label_selector=f"{MANAGED_BY}={MANAGER}",
+                            label_selector=f"{PART_OF}={self.applyset.id}",
                             timeout=self.timeout,
                         ),
                     )
@@ -536,7 +818,7 @@ class MemberTarget:
                     # no object of it to prune.
                     continue
                 for item in listing.get("items") or ():
-                    if isinstance(item, dict) and _owned(item):  # filtered here too
+                    if isinstance(item, dict) and _owned(item, self.applyset):  # here too
                         meta = item.get("metadata") or {}
                         key = (api_version, kind, meta.get("namespace"), str(meta.get("name")))
                         existing[key] = item
@@ -574,6 +856,22 @@ class MemberTarget:
             label = "/".join(str(part) for part in key[1:] if part is not None)
             outcomes.append(await self._remove(member, api, key, label, obj))
         refused = [o for o in outcomes if o.action == "refused"]
+        if not refused:
+            # Pruned completely: the parent names only the kinds the set holds now.
+            keys = [key for _, _, key in member.held.values()]
+            try:
+                await self._write_parent(
+                    member,
+                    api,
+                    {(key[0], key[1]) for key in keys},
+                    {key[2] for key in keys if key[2] is not None},
+                )
+            except _Unreachable as err:
+                refused.append(self._outcome("refused", member, "", "", str(err.error), err.reason))
+                outcomes.append(refused[-1])
+            except ApiError as err:
+                refused.append(self._outcome("refused", member, "", "", str(err), "failed"))
+                outcomes.append(refused[-1])
         member.stale = bool(refused)
         if failure is not None:
             self.status[member.cluster] = f"{failure[0]}: {failure[1]}"
@@ -592,6 +890,17 @@ class MemberTarget:
             return []
         try:
             api = await self._api(member)
+            if changes.put:
+                recorded, spaces = await self._read_parent(member, api)
+                coming = [self._identity(c.manifest) for c in changes.put.values()]
+                await self._write_parent(
+                    member,
+                    api,
+                    recorded | {(r.api_version, r.kind) for r, _, _ in coming},
+                    spaces | {ns for _, ns, _ in coming if ns is not None},
+                )
+        except _Unreachable as err:
+            return self._failed(member, names, err.reason, str(err.error))
         except (ApiError, InputError) as err:
             return self._failed(member, names, "failed", str(err))
         outcomes = await self._put_in_order(member, api, changes.put, None)
@@ -611,6 +920,86 @@ class MemberTarget:
         else:
             self.status[member.cluster] = "converged"
         return outcomes
+
+    async def _read_parent(
+        self, member: _Member, api: HubApi
+    ) -> tuple[set[tuple[str, str]], set[str]]:
+        """The kinds and namespaces the set's parent in ``member`` lists (none: there is
+        no parent yet). Raises :class:`~clusterplace.errors.InputError` when an object
+        of the parent's name is not this set's parent."""
+        if member.recorded is not None:
+            return set(member.recorded), set(member.spaces)
+        aset = self.applyset
+        try:
+            found = await self._retry(
+                member, lambda: api.get(PARENT, aset.namespace, aset.name, timeout=self.timeout)
+            )
+        except NotFound:
+            member.recorded, member.spaces = set(), set()
+            return set(), set()
+        meta = found.get("metadata") or {}
+        notes = meta.get("annotations") or {}
+        tooling = str(notes.get(TOOLING) or "")
+        if _labels(found).get(APPLYSET_ID) != aset.id or not tooling.startswith(f"{MANAGER}/"):
+            raise InputError(
+                f"ConfigMap {aset} is not this route's set parent (it needs the label "
+                f"{APPLYSET_ID}={aset.id} and the annotation {TOOLING}: {MANAGER}/...; "
+                f"it has {tooling or 'no tooling'}); nothing was applied: give --applyset "
+                "a name no other tool uses"
+            )
+        kinds: set[tuple[str, str]] = set()
+        try:
+            listed = json.loads(str(notes.get(KINDS) or "[]"))
+        except ValueError:
+            listed = []
+        for entry in listed if isinstance(listed, list) else ():
+            if (
+                isinstance(entry, list)
+                and len(entry) == 2
+                and all(isinstance(x, str) for x in entry)
+            ):
+                kinds.add((entry[0], entry[1]))
+        spaces = {n for n in str(notes.get(ADDITIONAL_NAMESPACES) or "").split(",") if n}
+        member.recorded, member.spaces = kinds, spaces | {aset.namespace}
+        return set(kinds), set(member.spaces)
+
+    async def _write_parent(
+        self, member: _Member, api: HubApi, kinds: set[tuple[str, str]], spaces: set[str]
+    ) -> None:
+        """Make the set's parent in ``member`` list ``kinds`` and ``spaces`` (not sent
+        when it lists them already)."""
+        aset = self.applyset
+        spaces = spaces | {aset.namespace}
+        if member.recorded == kinds and member.spaces == spaces:
+            return
+        body = {
+            "apiVersion": "v1",
+            "kind": "ConfigMap",
+            "metadata": {
+                "name": aset.name,
+                "namespace": aset.namespace,
+                "labels": {APPLYSET_ID: aset.id, MANAGED_BY: MANAGER},
+                "annotations": {
+                    TOOLING: _tooling(),
+                    GROUP_KINDS: ",".join(sorted({_group_kind_text(*k) for k in kinds})),
+                    KINDS: json.dumps(sorted([list(k) for k in kinds])),
+                    ADDITIONAL_NAMESPACES: ",".join(sorted(spaces - {aset.namespace})),
+                },
+            },
+        }
+        await self._retry(
+            member,
+            lambda: api.apply(
+                PARENT,
+                aset.namespace,
+                aset.name,
+                body,
+                field_manager=FIELD_MANAGER,
+                force=True,  # the parent is this set's alone
+                timeout=self.timeout,
+            ),
+        )
+        member.recorded, member.spaces = set(kinds), spaces
 
     async def _put_in_order(
         self,
@@ -705,7 +1094,7 @@ class MemberTarget:
         """Apply one copy. ``existing``: the owned object listed (``known``: the
         listing was made, so no owned object means none or someone else's)."""
         resource, namespace, obj_name = self._identity(copy.manifest)
-        body = _body(copy)
+        body = _body(copy, self.applyset)
         was_held = name in member.held
         member.kinds.add((resource.api_version, resource.kind))
         try:
@@ -717,15 +1106,19 @@ class MemberTarget:
                     )
                 except NotFound:
                     found = None
-                if found is not None and not _owned(found) and not self.force:
+                if (
+                    found is not None
+                    and not _owned(found, self.applyset)
+                    and not _adoptable(found)
+                    and not self.force
+                ):
                     return self._outcome(
                         "keep",
                         member,
                         name,
                         copy.obj,
-                        f"{_where(resource, namespace, obj_name)} exists and was not made by "
-                        f"clusterplace (no {MANAGED_BY}={MANAGER} label); not touched "
-                        "(--force takes it over)",
+                        f"{_where(resource, namespace, obj_name)} exists and "
+                        f"{_not_ours(found, self.applyset)}; not touched (--force takes it over)",
                         "conflict",
                     )
                 existing = found
@@ -785,19 +1178,19 @@ class MemberTarget:
             self._resource(api_version, kind), namespaced=namespace is not None
         )
         try:
-            # Only a copy with the ownership label is deleted: looked at first.
+            # Only a member of the set is deleted: looked at first.
             found = await self._retry(
                 member, lambda: api.get(resource, namespace, obj_name, timeout=self.timeout)
             )
-            if not _owned(found):
+            if not _owned(found, self.applyset):
                 member.held.pop(name, None)
                 return self._outcome(
                     "keep",
                     member,
                     name,
                     obj,
-                    f"{_where(resource, namespace, obj_name)} is not clusterplace's any more "
-                    f"(no {MANAGED_BY}={MANAGER} label); not deleted",
+                    f"{_where(resource, namespace, obj_name)} {_not_ours(found, self.applyset)}"
+                    "; not deleted",
                     "conflict",
                 )
             await self._retry(
@@ -813,6 +1206,11 @@ class MemberTarget:
             return self._outcome("refused", member, name, obj, str(err), "failed")
         member.held.pop(name, None)
         return self._outcome("remove", member, name, obj or _where(resource, namespace, obj_name))
+
+
+def _clock(moment: float) -> str:
+    """A wall-clock moment as the reports give it (UTC, to the second)."""
+    return datetime.fromtimestamp(moment, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _where(resource: ApiResource, namespace: str | None, name: str) -> str:

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from clusterplace import stopping
 from clusterplace.controller import ObjectChange, Reconciler
 from clusterplace.controller.delivery import DeliveryReconciler
 from clusterplace.controller.reconciler import synced_text
@@ -80,6 +81,8 @@ async def _main(options: KubeOptions, namespace: str, report: Callable[[str], No
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, stop.set)
+    if stopping.requested():  # a SIGTERM came while it was starting
+        stop.set()
     metrics = ControllerMetrics()
     readiness = Readiness()
     controller = _Controller(HubApi(api_client), metrics, readiness, options, report)
@@ -112,6 +115,7 @@ async def _main(options: KubeOptions, namespace: str, report: Callable[[str], No
         for signum in (signal.SIGTERM, signal.SIGINT):
             with contextlib.suppress(Exception):
                 loop.remove_signal_handler(signum)
+        stopping.resume()
         await endpoints.stop()
         await api_client.close()
 
