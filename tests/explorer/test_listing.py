@@ -150,3 +150,13 @@ def test_a_missing_resource_score_is_noted_with_why(listed: TestClient) -> None:
     )
     assert 'data-prioritizer="ResourceAllocatableCPU"' in page
     assert "no score" in page and "reports no capacity cpu in its status" in page
+
+
+def test_the_openapi_schema_documents_the_paging(listed: TestClient) -> None:
+    operation = listed.get("/openapi.json").json()["paths"]["/api/placements"]["get"]
+    params = {p["name"]: p for p in operation["parameters"]}
+    assert set(params) == {"search", "show", "status", "offset", "limit"}
+    assert params["limit"]["schema"]["default"] == 500
+    assert params["limit"]["schema"]["maximum"] == 5000
+    assert params["show"]["schema"]["enum"] == ["all", "satisfied", "unsatisfied"]
+    assert "offset`` + ``limit`` < ``matched``" in operation["description"]
