@@ -1,5 +1,5 @@
-"""The explorer's speed: a placement page and the heatmap on S1 (1,000 clusters), a
-what-if on S3."""
+"""The explorer's speed: a placement page, the placement list and the heatmap on S1
+(1,000 clusters), a what-if on S3."""
 
 from __future__ import annotations
 
@@ -32,6 +32,42 @@ def placement_page_seconds(size: dict[str, int]) -> float:
         times.append(time.perf_counter() - start)
         if response.status_code != 200:
             raise AssertionError(f"placement page: {response.status_code}")
+    return statistics.median(times)
+
+
+def placement_list_seconds(size: dict[str, int], *, api: bool) -> float:
+    """Median server time of a page of the placement list: ``GET /placements?page=N``
+    (``api``: ``GET /api/placements?offset=&limit=100``) at five pages, each also
+    filtered by a name search and by ``show=unsatisfied``. The server is warm: one
+    untimed request first builds the placements' statuses, as any page of a running
+    explorer has."""
+    from datetime import UTC, datetime
+
+    from fastapi.testclient import TestClient
+
+    from clusterplace.web import Explorer, FleetSource, HostRule, create_app
+
+    fleet = Fleet.of(fleets.s1_fleet(size["clusters"], size["placements"]))
+    state = Explorer(FleetSource(load=lambda: fleet), datetime(2026, 11, 22, tzinfo=UTC))
+    client = TestClient(create_app(state, hosts=HostRule(frozenset({"testserver"}), 80)))
+    path = "/api/placements" if api else "/placements"
+    client.get(path)  # untimed: the first request builds every placement's status
+    pages = max(1, size["placements"] // 100)
+    times = []
+    for number in sorted({0, pages // 4, pages // 2, 3 * pages // 4, pages - 1}):
+        for extra in ({}, {"search": "benchmark-0"}, {"show": "unsatisfied"}):
+            params: dict[str, str | int] = dict(extra)
+            if api:
+                params.update(offset=number * 100, limit=100)
+            else:
+                params["page"] = number + 1
+            start = time.perf_counter()
+            response = client.get(path, params=params)
+            times.append(time.perf_counter() - start)
+            if response.status_code != 200:
+                raise AssertionError(f"placement list: {response.status_code}")
+            if api and not extra and len(response.json()["placements"]) != 100:
+                raise AssertionError("placement list: not a full page")
     return statistics.median(times)
 
 

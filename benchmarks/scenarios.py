@@ -214,6 +214,20 @@ def _explorer_page(size: dict[str, int]) -> tuple[float, float]:
     return placement_page_seconds(size), 1
 
 
+def _explorer_list(size: dict[str, int]) -> tuple[float, float]:
+    """Server time of a page of the Placements list (HTML), filtered or not, on S1."""
+    from benchmarks.explorer import placement_list_seconds
+
+    return placement_list_seconds(size, api=False), 1
+
+
+def _explorer_list_api(size: dict[str, int]) -> tuple[float, float]:
+    """Server time of a page of GET /api/placements, filtered or not, on S1."""
+    from benchmarks.explorer import placement_list_seconds
+
+    return placement_list_seconds(size, api=True), 1
+
+
 def _explorer_heatmap(size: dict[str, int]) -> tuple[float, float]:
     """Server time of a heatmap page (250 placements x every cluster) on S1."""
     from benchmarks.explorer import heatmap_seconds
@@ -469,6 +483,24 @@ SCENARIOS = [
         {"clusters": 1000, "placements": 10000},
         {"clusters": 100, "placements": 20},
         _explorer_page,
+        0.3,
+    ),
+    Scenario(
+        "E4-placement-list",
+        "explorer: a page of the Placements list (100 of 5,000), filtered or not, server time",
+        "pages",
+        {"clusters": 1000, "placements": 5000},
+        {"clusters": 100, "placements": 300},
+        _explorer_list,
+        0.3,
+    ),
+    Scenario(
+        "E5-placement-list-api",
+        "explorer: a page of GET /api/placements (100 of 5,000), filtered or not, server time",
+        "pages",
+        {"clusters": 1000, "placements": 5000},
+        {"clusters": 100, "placements": 300},
+        _explorer_list_api,
         0.3,
     ),
     Scenario(

@@ -64,13 +64,17 @@ OUT_OF_PROCESS = {
 # Scenarios that time requests to a live explorer built for the run: each request is a
 # page rendered afresh (E1: explanations not cached), a what-if of another cluster (E2:
 # an edit and its undo, each rescheduling what the edit reaches) or another page of the
-# heatmap (E3: every cell read from the scheduled results and encoded). R1/R2 time a delivery
+# heatmap (E3: every cell read from the scheduled results and encoded), or another page of
+# the placement list, filtered or not (E4 the page, E5 the API: every placement filtered
+# and sorted, the page's rows built). R1/R2 time a delivery
 # controller on files: each step is a real sync that writes works, and checks that the
 # rollout moved (R1: the next work written; R2: every cluster's work, and Complete).
 SELF_TIMED = {
     "E1-placement-page",
     "E2-what-if",
     "E3-heatmap",
+    "E4-placement-list",
+    "E5-placement-list-api",
     "R1-status-p50",
     "R1-status-p99",
     "R2-full-rollout",

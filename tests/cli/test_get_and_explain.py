@@ -3,6 +3,8 @@ plan-module at many clusters, and "No resources found" alike everywhere."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 import yaml
 
@@ -138,3 +140,29 @@ def test_schedule_of_nothing_says_so_like_get(run, tmp_path, output):
         }
     else:
         assert (result.stdout, result.stderr) == ("", "No resources found\n")
+
+
+def test_a_missing_resource_score_is_said_in_wide_output(run, tmp_path):
+    """A cluster that reports allocatable but no capacity gets no ResourceAllocatableCPU
+    score from upstream (it counts 0): -o wide says so instead of leaving it out."""
+    source = Path(FLEET)
+    docs = list(yaml.safe_load_all((source / "clusters.yaml").read_text()))
+    for doc in docs:
+        if doc["metadata"]["name"] == "aws-prod-euw1":
+            del doc["status"]["capacity"]
+    fleet = tmp_path / "fleet"
+    fleet.mkdir()
+    (fleet / "clusters.yaml").write_text(yaml.safe_dump_all(docs))
+    for name in ("clustersets.yaml", "placements.yaml", "scores.yaml"):
+        (fleet / name).write_text((source / name).read_text())
+    result = run(
+        "explain", "placement", "web-frontend", "-n", "apps", "-f", str(fleet), "-o", "wide"
+    )
+    assert result.code == 0, result.stderr
+    lines = {line.split()[0]: line for line in result.stdout.splitlines()[1:] if line.split()}
+    assert (
+        "ResourceAllocatableCPU=none (no allocatable or capacity cpu reported: counts 0)"
+        in (lines["aws-prod-euw1"])
+    )
+    assert "ResourceAllocatableCPU=none" not in lines["aws-prod-use1"]
+    assert "ResourceAllocatableCPU=" in lines["aws-prod-use1"]

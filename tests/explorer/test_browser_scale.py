@@ -10,12 +10,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
+from clusterplace.cli._common import load_hub
+from clusterplace.web import Explorer, FleetSource
 from tests.support.browser import chromium, in_thread, overflow, shot
-from tests.support.explorer import example_explorer, synthetic_explorer
+from tests.support.explorer import example_explorer, listing_explorer, synthetic_explorer
+from tests.support.rollout_hub import write_hub
 
 
 @pytest.fixture(scope="module")
@@ -97,11 +102,33 @@ def test_heatmap_at_1000_clusters_keeps_its_names_readable(page: Page, big_url: 
     assert page.evaluate(DARK_PIXELS, [left, 0, width - left, top]) > 500
     canvas.hover(position={"x": width - 30, "y": top + 5})
     expect(info).to_contain_text(re.compile(r"apps/\S+ × \S+-\d{4}"))
-    # Zoomed out to fit: every 14th name is written, the rest on hover.
+    # Fit width: 1,000 one-pixel columns would be a barcode; neighbours are binned
+    # into columns wide enough to name, each counting its clusters.
     page.click("#heat-fit")
-    expect(canvas).to_have_attribute("data-cell", "1")
-    assert int(canvas.get_attribute("data-label-step") or 0) > 1
+    expect(canvas).not_to_have_attribute("data-bin", "1")
+    binned = int(canvas.get_attribute("data-bin") or 0)
+    columns = int((canvas.get_attribute("data-rendered") or "").split("x")[1])
+    assert binned > 1 and columns == -(-1000 // binned) and columns >= 20
+    assert int(canvas.get_attribute("data-cell") or 0) >= 14
+    assert canvas.get_attribute("data-label-step") == "1"  # every column's name written
+    plane = page.locator("#heat-plane").bounding_box()
+    assert plane is not None and plane["width"] <= view_box["width"]  # no sideways scroll
+    expect(page).to_have_url(re.compile(rf"bin={binned}"))
+    expect(page.locator("#heat-scale")).to_contain_text(f"{binned} clusters a column")
+    expect(page.locator("#legend-title")).to_contain_text("mean total score")
+    width, height, left, top = _gutters(page)
+    assert page.evaluate(DARK_PIXELS, [left, 0, width - left, top]) > 500  # column names
+    canvas.hover(position={"x": left + 5, "y": top + 5})
+    expect(info).to_contain_text(
+        re.compile(rf"apps/\S+ × \S+ … \S+: (\d+ of {binned} clusters feasible|none of its)")
+    )
     shot(page, "heatmap-1000-fit")
+    page.reload()  # the binning is in the URL
+    expect(canvas).to_have_attribute("data-bin", str(binned))
+    page.click("#heat-each")  # back to a column a cluster
+    expect(canvas).to_have_attribute("data-rendered", "12x1000")
+    expect(canvas).to_have_attribute("data-bin", "1")
+    expect(page.locator("#heat-each")).to_be_hidden()
 
 
 def test_heatmap_grouped_by_a_label(page: Page, big_url: str) -> None:
@@ -197,20 +224,120 @@ def test_every_page_fits_800px(narrow: Page, example_url: str, path: str) -> Non
         expect(narrow.locator(".opblock").first).to_be_visible()
 
 
-def test_why_not_panel_goes_below_the_table_at_800px(narrow: Page, example_url: str) -> None:
+def test_why_not_panel_opens_under_the_row_clicked_at_800px(narrow: Page, big_url: str) -> None:
+    """At 800 px the table takes the width: the panel opens in a row right under the
+    cluster clicked (the 61st of 100 here), both in view, not below the whole table."""
+    narrow.goto(big_url + "/placements/apps/web-frontend?show=rejected")
+    rows = narrow.locator("table.fates tbody tr[data-cluster]")
+    expect(rows).to_have_count(100)
+    row = rows.nth(60)
+    row.scroll_into_view_if_needed()
+    row.click()
+    panel = narrow.locator("#why-not")
+    expect(panel.locator("h3")).to_contain_text(
+        "Why not " + (row.get_attribute("data-cluster") or "")
+    )
+    expect(panel.locator("p").first).not_to_contain_text("Scheduling again")
+    holder = narrow.locator("tr.why-not-row")
+    expect(holder).to_have_count(1)
+    assert holder.evaluate("(r) => r.previousElementSibling.dataset.cluster") == row.get_attribute(
+        "data-cluster"
+    )
+    row_box, box = row.bounding_box(), panel.bounding_box()
+    assert row_box is not None and box is not None
+    assert 0 <= box["y"] - (row_box["y"] + row_box["height"]) < 20  # right under the row
+    assert row_box["y"] >= 0 and box["y"] < 900  # both in the window
+    assert box["x"] >= 0 and box["x"] + box["width"] <= 800
+    assert overflow(narrow) == (0, [])
+    shot(narrow, "placement-800")
+    # Another row: the panel follows it; wide again, it goes back beside the table.
+    other = rows.nth(3)
+    other.click()
+    expect(holder).to_have_count(1)
+    assert holder.evaluate(
+        "(r) => r.previousElementSibling.dataset.cluster"
+    ) == other.get_attribute("data-cluster")
+    narrow.set_viewport_size({"width": 1280, "height": 900})
+    expect(holder).to_have_count(0)
+    table, beside = narrow.locator("table.fates").bounding_box(), panel.bounding_box()
+    assert table is not None and beside is not None
+    assert beside["x"] >= table["x"] + table["width"]  # beside, sticky at the top
+    expect(panel.locator("h3")).to_contain_text("Why not")
+
+
+def test_why_not_panel_at_800px_on_the_example(narrow: Page, example_url: str) -> None:
     narrow.goto(example_url + "/placements/apps/analytics")
     narrow.click('tr[data-cluster="azure-prod-weu"]')
     panel = narrow.locator("#why-not")
     expect(panel.locator("li.suggestion").first).to_contain_text(
         "--set placement/apps/analytics:predicates[0].claimSelector"
     )
-    table, box = narrow.locator("table.fates").bounding_box(), panel.bounding_box()
-    assert table is not None and box is not None
-    assert box["y"] >= table["y"] + table["height"]  # below, not beside
-    assert box["x"] >= 0 and box["x"] + box["width"] <= 800
+    row = narrow.locator('tr[data-cluster="azure-prod-weu"]').bounding_box()
+    box = panel.bounding_box()
+    assert row is not None and box is not None
+    assert 0 <= box["y"] - (row["y"] + row["height"]) < 20
     assert overflow(narrow) == (0, [])
-    panel.scroll_into_view_if_needed()
-    shot(narrow, "placement-800")
+
+
+def test_placements_list_pages_filters_and_sorts_naturally(page: Page) -> None:
+    with in_thread(listing_explorer()) as url:
+        page.goto(url + "/placements")
+        rows = page.locator("table.placements tbody tr[data-placement]")
+        expect(rows).to_have_count(100)
+        expect(page.locator("nav.pager").first).to_contain_text("1–100 of 162 placements")
+        names = rows.evaluate_all("(r) => r.map((e) => e.dataset.placement)")
+        assert names.index("apps/job-2") < names.index("apps/job-10")  # not as text
+        page.fill("#placement-search", "job-1")
+        page.select_option("#placement-show", "unsatisfied")
+        page.click(".placements-filter button[type=submit]")
+        expect(page.locator("#placement-count")).to_have_text("6 of 162 placements")
+        names = rows.evaluate_all("(r) => r.map((e) => e.dataset.placement)")
+        assert names == [f"apps/job-{k}" for k in (10, 100, 110, 120, 130, 140)]
+        expect(rows.first.locator("td").nth(1)).to_contain_text("no")
+        shot(page, "placements-filtered")
+        page.goto(url + "/placements?search=job")
+        page.locator("nav.pager a[rel=next]").first.click()
+        expect(page).to_have_url(re.compile(r"search=job&page=2"))
+        expect(page.locator("#placement-search")).to_have_value("job")  # the filter is kept
+        expect(rows).to_have_count(50)
+        # The Fleet view and a placement's clusters in natural order too; a missing score
+        # is said, not left out.
+        page.goto(url + "/?selector=provider")
+        edges = page.locator("table.fleet tr[data-cluster^=edge]")
+        assert edges.evaluate_all("(r) => r.map((e) => e.dataset.cluster)") == [
+            "edge1",
+            "edge2",
+            "edge10",
+        ]
+        page.goto(url + "/placements/apps/web-frontend?search=edge")
+        fates = page.locator("table.fates tbody tr[data-cluster]")
+        assert sorted(fates.evaluate_all("(r) => r.map((e) => e.dataset.cluster)")) == [
+            "edge1",
+            "edge10",
+            "edge2",
+        ]
+        note = page.locator('tr[data-cluster="edge2"] .missing-score')
+        expect(note).to_contain_text("ResourceAllocatableCPU: no score")
+        expect(note).to_contain_text("reports no capacity cpu")
+        expect(page.locator('tr[data-cluster="edge1"] .missing-score')).to_have_count(0)
+        shot(page, "placement-missing-score")
+
+
+def test_rollouts_of_a_hub_whose_controller_never_ran(narrow: Page, tmp_path: Path) -> None:
+    hub = tmp_path / "hub"
+    write_hub(hub)
+    source = FleetSource(load=lambda: load_hub(str(hub), False), label="--hub hub", hub=True)
+    with in_thread(Explorer(source, datetime(2026, 6, 1, tzinfo=UTC))) as url:
+        narrow.goto(url + "/rollouts")
+        section = narrow.locator('section[data-rollout="apps/web"]')
+        expect(section.locator(".cond-not-started")).to_have_text(
+            "○ not started: no status written yet"
+        )
+        expect(section.locator(".cond-good")).to_have_count(0)
+        expect(section.locator(".first-sync")).to_contain_text("Its first sync would write")
+        expect(section).to_contain_text("the placement has no PlacementDecision")
+        assert overflow(narrow) == (0, [])
+        shot(narrow, "rollouts-not-started")
 
 
 def test_modules_matrix_turns_around_at_20_clusters(narrow: Page) -> None:

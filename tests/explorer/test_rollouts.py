@@ -63,6 +63,8 @@ def test_the_api_answers_as_explain_rollout_prints(run: Any) -> None:
             "-o",
             "json",
         )
+        # Files: what a controller would do, never "not started" (that is a hub's state).
+        assert listed.pop("notStarted") is False
         assert json.loads(cli.stdout) == listed
     missing = client.get("/api/rollouts/apps/nope")
     assert missing.status_code == 404
@@ -86,3 +88,28 @@ def test_a_hub_is_explained_at_the_clock(tmp_path: Path) -> None:
     assert states() == {"c1": "Succeeded", "c2": "not started", "c3": "not started"}
     clock["now"] = datetime.fromisoformat("2026-06-01T00:02:00+00:00")  # the soak is over
     assert states() == {"c1": "Succeeded", "c2": "ToApply", "c3": "ToApply"}
+
+
+def test_a_hub_whose_controller_never_ran_shows_its_rollout_not_started(tmp_path: Path) -> None:
+    """No status written yet: the page says not started, not PlacementRolledOut=True
+    Complete (what a first sync over no decisions would write); after a sync it shows
+    the hub's rollout."""
+    hub = tmp_path / "hub"
+    write_hub(hub)
+    source = FleetSource(load=lambda: load_hub(str(hub), False), label="hub", hub=True)
+    explorer = Explorer(source, datetime.fromisoformat("2026-06-01T00:00:00+00:00"))
+    client = TestClient(create_app(explorer, hosts=TEST_HOSTS))
+    (rollout,) = client.get("/api/rollouts").json()["rollouts"]
+    assert rollout["notStarted"] is True
+    assert client.get("/api/rollouts/apps/web").json()["notStarted"] is True
+    page = html.unescape(client.get("/rollouts").text)
+    assert "○ not started: no status written yet" in page
+    assert "✓ PlacementRolledOut=True: Complete" not in page
+    assert "No controller has synced this ManifestWorkReplicaSet" in page
+    once(hub, T0)
+    synced = TestClient(create_app(Explorer(source, explorer.now), hosts=TEST_HOSTS))
+    (rollout,) = synced.get("/api/rollouts").json()["rollouts"]
+    assert rollout["notStarted"] is False
+    page = html.unescape(synced.get("/rollouts").text)
+    assert "not started: no status written yet" not in page
+    assert "PlacementRolledOut=" in page

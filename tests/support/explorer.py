@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from clusterplace.api import ManagedCluster, Placement
 from clusterplace.codecs import expand_sources, load_fleet
 from clusterplace.defkit.module import load_module
 from clusterplace.web import Explorer, FleetSource, HostRule
@@ -32,6 +33,7 @@ __all__ = [
     "TEST_HOSTS",
     "Served",
     "example_explorer",
+    "listing_explorer",
     "rollout_explorer",
     "serving",
     "synthetic_explorer",
@@ -56,6 +58,29 @@ def synthetic_explorer(clusters: int, *, module: bool = True) -> Explorer:
     fleet = synthetic_fleet(clusters)
     source = FleetSource(load=fleet.copy, label=f"-f synthetic-{clusters}/")
     return Explorer(source, NOW, load_module("examples/my-platform") if module else None)
+
+
+def listing_explorer(clusters: int = 60, extra: int = 150) -> Explorer:
+    """The synthetic fleet of ``clusters`` clusters and edge1, edge2, edge10 (names that
+    sort differently as text and naturally; edge2 reports allocatable but no capacity),
+    with the twelve synthetic placements and ``apps/job-0`` … ``apps/job-{extra - 1}``
+    (web-frontend's spec; every tenth asks for 500 clusters, so it is not satisfied)."""
+    fleet = synthetic_fleet(clusters)
+    model = next(c for c in fleet.clusters.values() if c.labels["environment"] == "production")
+    for name in ("edge10", "edge2", "edge1"):
+        body = model.model_dump(mode="json", by_alias=True, exclude_none=True)
+        body["metadata"] = {"name": name, "labels": dict(model.labels)}
+        if name == "edge2":
+            del body["status"]["capacity"]
+        fleet.add(ManagedCluster.model_validate(body))
+    web = fleet.placements[("apps", "web-frontend")]
+    for k in reversed(range(extra)):
+        body = web.model_dump(mode="json", by_alias=True, exclude_none=True)
+        body["metadata"] = {"name": f"job-{k}", "namespace": "apps"}
+        body.pop("status", None)
+        body["spec"]["numberOfClusters"] = 500 if k % 10 == 0 else 2
+        fleet.add(Placement.model_validate(body))
+    return Explorer(FleetSource(load=fleet.copy, label=f"-f listing-{clusters}/"), NOW)
 
 
 ROLLOUT_NOW = datetime(2026, 6, 1, 12, tzinfo=UTC)

@@ -43,9 +43,19 @@ __all__ = ["describe", "explain"]
 
 
 def _scores(item: ClusterExplanation) -> str:
+    """Each prioritizer's score × weight; a ResourceAllocatable one that gave a ranked
+    cluster no score is said, not left out (upstream scores only the clusters that
+    report both allocatable and capacity for the resource; the others count 0)."""
     if not item.scores:
         return ""
-    return ", ".join(f"{p}={s}x{item.weights.get(p, 0)}" for p, s in item.scores.items())
+    given = [f"{p}={s}x{item.weights.get(p, 0)}" for p, s in item.scores.items()]
+    missing = [
+        f"{p}=none (no allocatable or capacity {p.removeprefix('ResourceAllocatable').lower()}"
+        " reported: counts 0)"
+        for p in item.weights
+        if p.startswith("ResourceAllocatable") and p not in item.scores
+    ]
+    return ", ".join(given + missing)
 
 
 # explain takes a kind as kubectl names it: placements and ManifestWorkReplicaSets.

@@ -22,9 +22,11 @@ from clusterplace.scheduling import (
     why_not,
 )
 from clusterplace.web.edits import check_edits
-from clusterplace.web.fates import FateFilter, group_label, group_labels, ranked
+from clusterplace.web.fates import FateFilter, group_labels, missing_scores, ranked
 from clusterplace.web.guards import MAX_BODY_BYTES
 from clusterplace.web.heat import heatmap_data
+from clusterplace.web.listing import PlacementFilter, page_of, placement_rows
+from clusterplace.web.order import naturally, ref_key
 from clusterplace.web.responses import SafeJSONResponse as JSONResponse
 from clusterplace.web.state import Explorer
 
@@ -54,6 +56,8 @@ TOO_LARGE: dict[int | str, dict[str, Any]] = {
 
 EditText = Annotated[str, StringConstraints(max_length=4096)]
 PIVOT_AT = 8  # the Modules matrix turns around above this many clusters
+PLACEMENTS_LIMIT = 500  # placements in one answer of GET /api/placements, unless asked
+MAX_PLACEMENTS_LIMIT = 5000
 
 
 class WhatIfRequest(BaseModel):
@@ -105,7 +109,8 @@ def cluster_rows(state: Explorer, selector: str) -> list[dict[str, Any]]:
             for name in pd.cluster_names:
                 selected_by.setdefault(name, []).append(ref)
     rows = []
-    for name, cluster in sorted(state.run.fleet.clusters.items()):
+    for name in naturally(fleet.clusters):
+        cluster = fleet.clusters[name]
         if chosen is not None and not chosen.matches(cluster.labels):
             continue
         status = cluster.status
@@ -121,7 +126,9 @@ def cluster_rows(state: Explorer, selector: str) -> list[dict[str, Any]]:
                 "allocatable": dict((status.allocatable or {}) if status else {}),
                 "available": availability(cluster),
                 "sets": [n for n, found in sets if found.matches(cluster.labels)],
-                "selectedBy": selected_by.get(name, []),
+                "selectedBy": sorted(
+                    selected_by.get(name, []), key=lambda r: ref_key(*r.split("/", 1))
+                ),
             }
         )
     return rows
@@ -144,32 +151,6 @@ def availability(cluster: ManagedCluster) -> dict[str, str] | None:
     return None
 
 
-def placement_rows(state: Explorer) -> list[dict[str, Any]]:
-    rows = []
-    for result in state.run.result.placements:
-        placement = result.placement
-        rows.append(
-            {
-                "namespace": placement.namespace,
-                "name": placement.name,
-                "satisfied": result.satisfied,
-                "selected": sum(len(pd.cluster_names) for pd in result.decisions),
-                "wanted": placement.spec.number_of_clusters,
-                "groups": [
-                    {
-                        "name": g.name,
-                        "index": g.index,
-                        "label": group_label(g.index, g.name or ""),
-                        "clusters": len(g.clusters),
-                    }
-                    for g in result.groups
-                ],
-                "status": result.skipped or result.error or result.status.code.value,
-            }
-        )
-    return rows
-
-
 @router.get("/clusters", responses=ERRORS, summary="Clusters, filtered by a label selector")
 def clusters(
     request: Request, selector: str = Query("", max_length=2000, description="-l syntax")
@@ -181,10 +162,34 @@ def clusters(
         return problem(400, f"invalid selector {selector!r}: {err}")
 
 
-@router.get("/placements", summary="Placements: satisfied, selected/wanted, groups")
-def placements(request: Request) -> Any:
+@router.get(
+    "/placements",
+    summary="Placements: satisfied, selected/wanted, groups; filtered, a page at a time",
+)
+def placements(
+    request: Request,
+    search: str = Query("", max_length=400, description="in namespace/name, any case"),
+    show: Literal["all", "satisfied", "unsatisfied"] = Query("all"),
+    status: str = Query("", max_length=400, description="only placements with this status"),
+    offset: int = Query(0, ge=0, le=10_000_000),
+    limit: int = Query(PLACEMENTS_LIMIT, ge=1, le=MAX_PLACEMENTS_LIMIT),
+) -> Any:
+    """Placements by namespace and name in natural order (``cluster2`` before
+    ``cluster10``), those that pass the filters from ``offset`` on, at most ``limit``;
+    ``total`` is how many the fleet has, ``matched`` how many pass the filters (more
+    pages follow while ``offset`` + ``limit`` < ``matched``)."""
     state = explorer(request)
-    return {"placements": placement_rows(state), "hubProblem": state.problem}
+    with state.lock:
+        listing = state.listing()
+        kept = listing.kept(PlacementFilter(search, show, status))
+        rows = page_of(state, kept[offset : offset + limit])
+    return {
+        "placements": rows,
+        "total": len(listing.entries),
+        "matched": len(kept),
+        "offset": offset,
+        "hubProblem": state.problem,
+    }
 
 
 @router.get(
@@ -202,8 +207,10 @@ def placement(
     offset: int = Query(0, ge=0, le=10_000_000),
     limit: int = Query(100_000, ge=1, le=100_000),
 ) -> Any:
-    """Clusters in rank order (the ranked ones first), each with its decision group
-    (``decisionGroup``: index, and name when named) when selected; ``matched`` is how
+    """Clusters in rank order (the ranked ones first, the rest by name in natural
+    order), each with its decision group (``decisionGroup``: index, and name when
+    named) when selected, and ``missingScores`` when a ResourceAllocatable prioritizer
+    gave it no score (each with its weight and why: it counts 0); ``matched`` is how
     many pass the filters, ``clusters`` the ones from ``offset`` on."""
     state = explorer(request)
     found = state.explained(namespace, name)
@@ -214,8 +221,15 @@ def placement(
     chosen = FateFilter(stage, show, search)
     shown = [i for i in ranked(items) if chosen.keeps(i)]
     rows = []
+    clusters = state.run.fleet.clusters
     for item in shown[offset : offset + limit]:
         row = item.to_dict()
+        missing = missing_scores(item, clusters.get(item.cluster))
+        if missing:
+            row["missingScores"] = [
+                {"prioritizer": p, "weight": item.weights.get(p, 0), "reason": why}
+                for p, why in missing
+            ]
         group = groups.get(item.cluster) if item.selected else None
         if group is not None:
             index, group_name = group
@@ -270,9 +284,9 @@ def heatmap(
     # paused (they form no cycles; its scans of them cost more than building them).
     with collector_paused():
         with state.lock:
-            data = heatmap_data(
-                state.run.fleet.clusters, state.run.result.placements, offset, limit, group_by
-            )
+            results = state.run.result.placements
+            ordered = [results[e.position] for e in state.listing().entries]  # as listed
+            data = heatmap_data(state.run.fleet.clusters, ordered, offset, limit, group_by)
         data["hubProblem"] = state.problem
         return JSONResponse(data)
 
@@ -336,11 +350,17 @@ def live(request: Request, since: int = Query(0, ge=0, le=2**62)) -> Any:
     summary="Every ManifestWorkReplicaSet's rollout: states, why clusters wait (explain rollout)",
 )
 def rollouts(request: Request) -> Any:
+    """Each rollout with ``notStarted``: true on a hub that holds no status of the
+    ManifestWorkReplicaSet yet (no controller has synced it; its conditions are what
+    the first sync would write)."""
     state = explorer(request)
     now = state.rollout_time()
     return {
         "now": timestamp(now),
-        "rollouts": [r.to_dict() for r in state.rollouts(now)],
+        "rollouts": [
+            {**r.to_dict(), "notStarted": state.not_started(r.namespace, r.name)}
+            for r in state.rollouts(now)
+        ],
         "hubProblem": state.problem,
     }
 
@@ -356,7 +376,11 @@ def rollout(request: Request, namespace: str, name: str) -> Any:
         found = state.rollout(namespace, name, state.rollout_time())
     except UnknownReplicaSetError as err:
         return problem(404, str(err))
-    return {**found.to_dict(), "hubProblem": state.problem}
+    return {
+        **found.to_dict(),
+        "notStarted": state.not_started(namespace, name),
+        "hubProblem": state.problem,
+    }
 
 
 @router.get("/modules", responses=ERRORS, summary="The defkit plan matrix (with --module)")
@@ -366,7 +390,7 @@ def modules(request: Request) -> Any:
         return problem(404, "no module: start the explorer with --module DIR")
     from clusterplace.defkit.plan import plan
 
-    names = sorted(state.run.fleet.clusters)
+    names = naturally(state.run.fleet.clusters)
     plans = {n: plan(state.module, state.run.fleet.clusters[n].labels) for n in names}
     definitions = len(state.module.definitions)
     return {

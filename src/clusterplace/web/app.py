@@ -24,7 +24,7 @@ from clusterplace import __version__
 from clusterplace.delivery.explain import timestamp
 from clusterplace.errors import shorten
 from clusterplace.labels import SelectorError
-from clusterplace.web.api import cluster_rows, explorer, placement_rows, router
+from clusterplace.web.api import cluster_rows, explorer, router
 from clusterplace.web.fates import (
     SHOW,
     FateFilter,
@@ -36,6 +36,8 @@ from clusterplace.web.fates import (
     stage_counts,
 )
 from clusterplace.web.guards import MAX_BODY_BYTES, BodyLimit, HostGuard, HostRule
+from clusterplace.web.listing import SHOW_PLACEMENTS, PlacementFilter, page_of
+from clusterplace.web.order import naturally, ref_key
 from clusterplace.web.responses import SafeJSONResponse as JSONResponse
 from clusterplace.web.state import Explorer
 
@@ -223,8 +225,33 @@ def create_app(state: Explorer, *, hosts: HostRule, max_body: int = MAX_BODY_BYT
         )
 
     @app.get("/placements", response_class=HTMLResponse, include_in_schema=False)
-    def placements_page(request: Request) -> HTMLResponse:
-        return page(request, "placements.html", rows=placement_rows(explorer(request)))
+    def placements_page(
+        request: Request, search: str = "", show: str = "all", status: str = ""
+    ) -> HTMLResponse:
+        current = explorer(request)
+        chosen = PlacementFilter(
+            search[:400], show if show in SHOW_PLACEMENTS else "all", status[:400]
+        )
+        with current.lock:
+            listing = current.listing()
+            kept = listing.kept(chosen)
+            pages = paging(len(kept), _page_number(request.query_params.get("page", "1")))
+            rows = page_of(current, kept[pages.start : pages.stop])
+            statuses = list(listing.statuses)
+            total = len(listing.entries)
+        if chosen.status and chosen.status not in dict(statuses):
+            statuses.append((chosen.status, 0))  # asked for in the URL: shown, with its 0
+        return page(
+            request,
+            "placements.html",
+            rows=rows,
+            total=total,
+            matched=len(kept),
+            pages=pages,
+            page_url=_page_url(request),
+            chosen=chosen,
+            statuses=statuses,
+        )
 
     @app.get("/placements/{namespace}/{name}", response_class=HTMLResponse, include_in_schema=False)
     def placement_page(
@@ -235,7 +262,8 @@ def create_app(state: Explorer, *, hosts: HostRule, max_body: int = MAX_BODY_BYT
         show: str = "all",
         search: str = "",
     ) -> HTMLResponse:
-        found = explorer(request).explained(namespace, name)
+        current = explorer(request)
+        found = current.explained(namespace, name)
         if found is None:
             return page(
                 request,
@@ -255,7 +283,9 @@ def create_app(state: Explorer, *, hosts: HostRule, max_body: int = MAX_BODY_BYT
             request,
             "placement.html",
             result=result,
-            rows=page_rows(shown, group_labels(result), pages.start, pages.stop),
+            rows=page_rows(
+                shown, group_labels(result), pages.start, pages.stop, current.run.fleet.clusters
+            ),
             total=len(items),
             matched=len(shown),
             pages=pages,
@@ -279,8 +309,11 @@ def create_app(state: Explorer, *, hosts: HostRule, max_body: int = MAX_BODY_BYT
         return page(
             request,
             "what_if.html",
-            clusters=sorted(current.run.fleet.clusters),
-            placements=[f"{ns}/{n}" for ns, n in sorted(current.run.fleet.placements)],
+            clusters=naturally(current.run.fleet.clusters),
+            placements=[
+                f"{ns}/{n}"
+                for ns, n in sorted(current.run.fleet.placements, key=lambda k: ref_key(*k))
+            ],
         )
 
     @app.get("/rollouts", response_class=HTMLResponse, include_in_schema=False)
@@ -291,6 +324,7 @@ def create_app(state: Explorer, *, hosts: HostRule, max_body: int = MAX_BODY_BYT
             request,
             "rollouts.html",
             rollouts=current.rollouts(now),
+            not_started=current.not_started,
             now=timestamp(now),
             timestamp=timestamp,
             symbols=STATE_SYMBOLS,

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from clusterplace.api import ManagedCluster
 from clusterplace.scheduling import PlacementResult
 from clusterplace.scheduling.explain import ClusterExplanation
+from clusterplace.web.order import natural_key
 
 __all__ = [
     "PAGE_SIZE",
@@ -22,6 +24,7 @@ __all__ = [
     "cutoff_text",
     "group_label",
     "group_labels",
+    "missing_scores",
     "page_rows",
     "paging",
     "ranked",
@@ -53,8 +56,9 @@ def group_labels(result: PlacementResult) -> dict[str, tuple[int, str]]:
 
 
 def ranked(items: Sequence[ClusterExplanation]) -> list[ClusterExplanation]:
-    """Ranked clusters first, in rank order; then the rest by name."""
-    return sorted(items, key=lambda i: (i.rank is None, i.rank or 0, i.cluster))
+    """Ranked clusters first, in rank order; then the rest by name (``cluster2`` before
+    ``cluster10``)."""
+    return sorted(items, key=lambda i: (i.rank is None, i.rank or 0, natural_key(i.cluster)))
 
 
 def stage_counts(items: Sequence[ClusterExplanation]) -> list[tuple[str, int]]:
@@ -92,11 +96,13 @@ class FateFilter:
 @dataclass(frozen=True)
 class FateRow:
     """One cluster on the page: its explanation, its decision group's label (``""``
-    when not selected), and whether the cut-off line goes above it."""
+    when not selected), whether the cut-off line goes above it, and the prioritizers
+    that gave it no score (:func:`missing_scores`)."""
 
     item: ClusterExplanation
     group: str
     cutoff_above: bool
+    missing: tuple[tuple[str, str], ...] = ()  # (prioritizer, why it gave no score)
 
 
 def cutoff_text(number_of_clusters: int | None) -> str:
@@ -107,17 +113,63 @@ def cutoff_text(number_of_clusters: int | None) -> str:
 
 
 def page_rows(
-    shown: Sequence[ClusterExplanation], groups: dict[str, tuple[int, str]], start: int, stop: int
+    shown: Sequence[ClusterExplanation],
+    groups: dict[str, tuple[int, str]],
+    start: int,
+    stop: int,
+    clusters: Mapping[str, ManagedCluster] | None = None,
 ) -> list[FateRow]:
     """Rows ``start:stop`` of ``shown`` (ranked, filtered): the cut-off line above the
-    first cluster shown that is not selected right after one that is."""
+    first cluster shown that is not selected right after one that is; with the fleet's
+    ``clusters``, why a prioritizer gave a cluster no score."""
     rows = []
     for i in range(start, min(stop, len(shown))):
         item = shown[i]
         cutoff = i > 0 and shown[i - 1].selected and not item.selected
         group = groups.get(item.cluster) if item.selected else None
-        rows.append(FateRow(item, group_label(*group) if group else "", cutoff))
+        cluster = clusters.get(item.cluster) if clusters is not None else None
+        missing = tuple(missing_scores(item, cluster))
+        rows.append(FateRow(item, group_label(*group) if group else "", cutoff, missing))
     return rows
+
+
+# The built-in prioritizers that score only some clusters, and the resource each reads.
+RESOURCE_PRIORITIZERS = {"ResourceAllocatableCPU": "cpu", "ResourceAllocatableMemory": "memory"}
+
+
+def missing_scores(
+    item: ClusterExplanation, cluster: ManagedCluster | None
+) -> list[tuple[str, str]]:
+    """The resource prioritizers of a scored cluster that gave it no score, each with
+    why; the total counts them as 0. Upstream's ResourceAllocatableCPU/Memory score only
+    the clusters whose status reports both allocatable and capacity for the resource:
+    the others get no entry in its scores, so they add nothing to the total (the other
+    prioritizers score every feasible cluster)."""
+    if item.rank is None:
+        return []
+    out = []
+    for prioritizer in item.weights:
+        resource = RESOURCE_PRIORITIZERS.get(prioritizer)
+        if resource is not None and prioritizer not in item.scores:
+            out.append((prioritizer, _no_score_reason(prioritizer, resource, cluster)))
+    return out
+
+
+def _no_score_reason(prioritizer: str, resource: str, cluster: ManagedCluster | None) -> str:
+    status = cluster.status if cluster is not None else None
+    lacking = [
+        what
+        for what, amounts in (
+            ("allocatable", status.allocatable if status else None),
+            ("capacity", status.capacity if status else None),
+        )
+        if not amounts or resource not in amounts
+    ]
+    what = " or ".join(lacking) if lacking else "allocatable and capacity"
+    return (
+        f"the cluster reports no {what} {resource} in its status, so it counts 0 "
+        f"({prioritizer} scores only clusters that report both)"
+    )
 
 
 @dataclass(frozen=True)

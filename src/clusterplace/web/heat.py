@@ -9,6 +9,7 @@ from typing import Any
 
 from clusterplace.api import ManagedCluster
 from clusterplace.scheduling import PlacementResult
+from clusterplace.web.order import natural_key, naturally
 
 __all__ = ["heatmap_data", "label_keys"]
 
@@ -41,12 +42,13 @@ def heatmap_data(
     limit: int,
     group_by: str = "",
 ) -> dict[str, Any]:
-    """Rows ``offset:offset+limit`` of the heatmap. Per row, by cluster: ``cells``
-    ``[column, total]`` of the feasible clusters and the ``selected`` columns. Grouped by
-    the label ``group_by``: per row ``groups`` ``[group, feasible, selected, mean total,
-    best total]`` of the groups with a feasible cluster. ``range`` is the lowest and
-    highest total of the rows given (None when no cluster is feasible)."""
-    names = sorted(clusters)
+    """Rows ``offset:offset+limit`` of the heatmap: ``placements`` in the order given,
+    clusters in natural order. Per row, by cluster: ``cells`` ``[column, total]`` of the
+    feasible clusters and the ``selected`` columns. Grouped by the label ``group_by``:
+    per row ``groups`` ``[group, feasible, selected, mean total, best total]`` of the
+    groups with a feasible cluster. ``range`` is the lowest and highest total of the
+    rows given (None when no cluster is feasible)."""
+    names = naturally(clusters)
     column = {n: i for i, n in enumerate(names)}
     page = placements[offset : offset + limit]
     lo: int | None = None
@@ -76,7 +78,7 @@ def heatmap_data(
         return answer
     values = sorted(
         {c.labels.get(group_by) for c in clusters.values()},
-        key=lambda v: (v is None, v or ""),
+        key=lambda v: (v is None, natural_key(v or "")),
     )
     index = {v: i for i, v in enumerate(values)}
     group_of = {n: index[c.labels.get(group_by)] for n, c in clusters.items()}

@@ -21,6 +21,7 @@ from clusterplace.scheduling import IncrementalSchedule, PlacementResult
 from clusterplace.scheduling.explain import ClusterExplanation, explain
 from clusterplace.scheduling.live import differences
 from clusterplace.web.events import EventBatch, EventReader
+from clusterplace.web.listing import Listing
 
 __all__ = ["Explorer", "FleetSource"]
 
@@ -64,6 +65,7 @@ class Explorer:
         self._version: object = source.version()
         self.run = IncrementalSchedule(source.load(), now=now)
         self._explained: dict[tuple[str, str], list[ClusterExplanation]] = {}
+        self._listing: Listing | None = None
 
     def refresh(self) -> bool:
         """Read the source again if it changed (a live hub); True when it did and
@@ -84,6 +86,7 @@ class Explorer:
                 return False
             self.problem = None
             self._explained.clear()
+            self._listing = None
         return True
 
     def _follow(self, fleet: Fleet) -> None:
@@ -120,6 +123,15 @@ class Explorer:
                 found = self._explained[key] = explain(self.run.result.snapshot, result)
             return result, found
 
+    def listing(self) -> Listing:
+        """The placements as the list filters them, sorted (kept until the fleet
+        changes; built again if the run's results moved meanwhile)."""
+        with self.lock:
+            results = self.run.result.placements
+            if self._listing is None or not self._listing.holds(results):
+                self._listing = Listing.of(results)
+            return self._listing
+
     def rollout_time(self) -> datetime:
         """The time rollouts are explained at: the clock's (a live hub's soaks end as
         time goes), else the explorer's ``now``."""
@@ -136,6 +148,16 @@ class Explorer:
         """One MWRS's rollout; raises UnknownReplicaSetError."""
         with self.lock:
             return explain_fleet_rollout(self.run.fleet, namespace, name, now, self._scheduled())
+
+    def not_started(self, namespace: str, name: str) -> bool:
+        """Whether a hub's ManifestWorkReplicaSet has no status written yet: no
+        controller has synced it (its rollout has not started). Never for files: their
+        rollouts are what a controller would do."""
+        if not self.source.hub:
+            return False
+        with self.lock:
+            mwrs = self.run.fleet.work_sets.get((namespace, name))
+        return mwrs is not None and not (mwrs.status is not None and mwrs.status.conditions)
 
     def _scheduled(self) -> Scheduled | None:
         if self.source.hub:

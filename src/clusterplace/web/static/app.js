@@ -24,21 +24,46 @@ async function api(path, options = {}) {
 const number = (n) => n.toLocaleString("en-US");
 
 // -- placement page: click a rejected cluster, read why not ---------------------------
+// Wide, the panel sits beside the table and sticks to the top as the page scrolls; on a
+// narrow screen (the table takes the whole width) it opens in a row right under the
+// cluster clicked, so it is read next to that row, not below a hundred others.
 function placementPage() {
   const table = $("table.fates");
   const panel = $("#why-not");
+  const home = panel.parentElement;
+  const narrow = window.matchMedia("(max-width: 1000px)");
   const [ns, name] = table.dataset.placement.split("/");
+  let active = null;
+  const place = () => {
+    let holder = table.querySelector("tr.why-not-row");
+    if (narrow.matches && active) {
+      if (!holder) holder = el("tr", { class: "why-not-row" }, el("td", { colspan: String(active.cells.length) }));
+      active.after(holder);
+      holder.firstElementChild.append(panel);
+    } else {
+      if (panel.parentElement !== home) home.append(panel);
+      if (holder) holder.remove();
+    }
+  };
+  narrow.addEventListener("change", place);
+  // Narrow: the row and its panel in view together (the row on top when both do not fit).
+  const reveal = () => {
+    if (!narrow.matches || !active) return;
+    const box = panel.getBoundingClientRect(), row = active.getBoundingClientRect();
+    if (row.top < 0 || box.bottom > window.innerHeight) active.scrollIntoView({ block: "start" });
+  };
   const show = async (row) => {
     table.querySelectorAll("tr.active").forEach((r) => r.classList.remove("active"));
     row.classList.add("active");
+    active = row;
     const cluster = row.dataset.cluster;
     panel.hidden = false;
     panel.replaceChildren(el("h3", {}, `Why not ${cluster}?`), el("p", { class: "muted" }, "Scheduling again with each change…"));
-    // On a narrow screen the panel sits below the table: bring it into view.
-    const stacked = getComputedStyle(panel.parentElement).flexDirection === "column";
-    if (stacked) panel.scrollIntoView({ block: "nearest" });
+    place();
+    reveal();
     try {
       const answer = await api(`/api/placements/${encodeURIComponent(ns)}/${encodeURIComponent(name)}/why-not/${encodeURIComponent(cluster)}`);
+      if (active !== row) return; // another row was clicked meanwhile
       const parts = [el("h3", {}, `Why not ${cluster}?`), el("p", {}, el("strong", {}, answer.stage + ": "), answer.reason)];
       for (const note of answer.notes) parts.push(el("p", { class: "small muted" }, note));
       if (answer.suggestions.length) {
@@ -58,9 +83,10 @@ function placementPage() {
       }
       panel.replaceChildren(...parts);
     } catch (err) {
+      if (active !== row) return;
       panel.replaceChildren(el("p", { class: "error" }, String(err.message)));
     }
-    if (stacked) panel.scrollIntoView({ block: "nearest" });
+    reveal();
   };
   table.querySelectorAll("tr.rejected").forEach((row) => {
     row.addEventListener("click", () => show(row));
@@ -73,6 +99,8 @@ function placementPage() {
 // value) names on top, so both stay readable at any size; zoom sets the cell size.
 const HEAT_ROWS = 250; // placements per page of the heatmap
 const LABEL_PX = 14; // a name is written for every row/column at least this tall/wide
+const BIN_PX = 24; // Fit width's binned columns: wide enough to write a count in
+const DIAGONAL = 210; // the longest a column's slanted name is written
 const FONT = "12px system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif";
 
 function hslToRgb(h, s, l) {
@@ -81,16 +109,29 @@ function hslToRgb(h, s, l) {
   return [Math.round(f(0) * 255), Math.round(f(8) * 255), Math.round(f(4) * 255)];
 }
 
+// A run of names as "first … last", the last without the words it shares with the first
+// ("aws-prod-eu-0012 … 0040"); one name alone as itself.
+function span(first, last) {
+  if (first === last) return first;
+  let cut = 0;
+  while (cut < first.length && first[cut] === last[cut]) cut++;
+  while (cut > 0 && /[a-z0-9]/i.test(first[cut - 1])) cut--;
+  return `${first} … ${last.slice(cut)}`;
+}
+
 function tickText(v) { return Number.isInteger(v) ? number(v) : v.toFixed(1); }
 
 async function heatmapPage() {
   const view = $("#heat-view"), plane = $("#heat-plane"), canvas = $("#heatmap"), info = $("#heat-info");
   const zoom = $("#heat-zoom"), groupSel = $("#heat-group"), scale = $("#heat-scale"), pager = $("#heat-pager");
+  const each = $("#heat-each");
   const ctx = canvas.getContext("2d");
   const query = new URLSearchParams(location.search);
   let offset = Math.max(0, parseInt(query.get("offset") || "0", 10) || 0);
   let groupBy = query.get("groupBy") || "";
   let cell = Math.max(0, Math.min(32, parseInt(query.get("zoom") || "0", 10) || 0));
+  let bin = Math.max(1, parseInt(query.get("bin") || "1", 10) || 1); // base columns a column
+  let base = null; // the columns as the server gave them
   let m = null; // what is drawn: names, values, gutters
   let hover = null; // {x, y}: the column and row under the mouse (-1: none)
   let pending = false;
@@ -100,6 +141,7 @@ async function heatmapPage() {
     const params = new URLSearchParams();
     if (groupBy) params.set("groupBy", groupBy);
     if (offset) params.set("offset", offset);
+    if (m && m.bin > 1) params.set("bin", m.bin);
     params.set("zoom", cell);
     history.replaceState(null, "", `?${params}`);
   };
@@ -122,10 +164,13 @@ async function heatmapPage() {
     groupSel.value = data.groupBy || "";
     const grouped = Boolean(data.groupBy);
     const rows = data.rows.length;
-    const colNames = grouped ? data.groups.map((g) => `${g.label} (${number(g.clusters)})`) : data.clusters;
-    const cols = colNames.length;
+    // Per column (a cluster, or a label's value): the feasible clusters' mean total,
+    // how many are feasible and selected, the best total; binned columns sum these.
+    const names = grouped ? data.groups.map((g) => g.label) : data.clusters;
+    const sizes = grouped ? data.groups.map((g) => g.clusters) : data.clusters.map(() => 1);
+    const cols = names.length;
     const value = new Float64Array(rows * cols).fill(NaN), sel = new Uint32Array(rows * cols);
-    const feasible = grouped ? new Uint32Array(rows * cols) : null, best = grouped ? new Float64Array(rows * cols) : null;
+    const feasible = new Uint32Array(rows * cols), best = new Float64Array(rows * cols).fill(NaN);
     data.rows.forEach((r, y) => {
       if (grouped) {
         for (const [g, n, chosen, mean, top] of r.groups) {
@@ -133,26 +178,73 @@ async function heatmapPage() {
           value[i] = mean; feasible[i] = n; sel[i] = chosen; best[i] = top;
         }
       } else {
-        for (const [x, t] of r.cells) value[y * cols + x] = t;
+        for (const [x, t] of r.cells) { const i = y * cols + x; value[i] = t; feasible[i] = 1; best[i] = t; }
         for (const x of r.selected) sel[y * cols + x] = 1;
       }
     });
     const [lo, hi] = data.range || [0, 0];
-    const rowNames = data.rows.map((r) => r.placement);
-    ctx.font = `600 ${FONT}`; // a hovered name is written bold: leave it the room
-    const widest = (names) => names.reduce((w, n) => Math.max(w, ctx.measureText(n).width), 0);
-    const L = Math.ceil(Math.min(260, widest(rowNames) + 18));
-    const diagonal = Math.min(190, widest(colNames) + 8);
-    const T = Math.ceil(Math.max(36, Math.min(170, diagonal * Math.sin(Math.PI / 3) + 12)));
-    m = { data, grouped, rows, cols, rowNames, colNames, value, sel, feasible, best, lo, hi, L, T, diagonal, bitmap: null };
+    base = { names, sizes, cols, value, sel, feasible, best };
+    m = { data, grouped, rows, rowNames: data.rows.map((r) => r.placement), lo, hi };
+    columns();
     legend();
     paging();
-    if (!cell) cell = Math.max(LABEL_PX, Math.min(24, Math.floor((view.clientWidth - L) / Math.max(cols, 1))));
+    if (!cell) cell = Math.max(LABEL_PX, Math.min(24, Math.floor((view.clientWidth - m.L) / Math.max(m.cols, 1))));
     layout();
   };
 
+  // The columns drawn: each of the base's, or (bin > 1) runs of ``bin`` neighbours in
+  // name order, each summing its members: feasible and selected counts, the mean and
+  // best total. Then the gutters' sizes for their names.
+  const columns = () => {
+    const k = Math.max(1, Math.min(bin, base.cols)), rows = m.rows;
+    if (k === 1) {
+      Object.assign(m, {
+        cols: base.cols, value: base.value, sel: base.sel, feasible: base.feasible, best: base.best,
+        members: base.sizes, labels: base.names,
+        colNames: m.grouped ? base.names.map((c, i) => `${c} (${number(base.sizes[i])})`) : base.names,
+      });
+    } else {
+      const n = Math.ceil(base.cols / k), bc = base.cols;
+      const value = new Float64Array(rows * n).fill(NaN), sel = new Uint32Array(rows * n);
+      const feasible = new Uint32Array(rows * n), best = new Float64Array(rows * n).fill(NaN);
+      const members = [], labels = [], colNames = [];
+      for (let b = 0; b < n; b++) {
+        const a = b * k, z = Math.min(bc, a + k);
+        let size = 0;
+        for (let c = a; c < z; c++) size += base.sizes[c];
+        members.push(size);
+        labels.push(span(base.names[a], base.names[z - 1]));
+        colNames.push(m.grouped ? `${labels[b]} (${number(size)})` : labels[b]); // sizes: in the scale line, on hover
+        for (let y = 0; y < rows; y++) {
+          let f = 0, s = 0, sum = 0, top = NaN;
+          for (let c = a; c < z; c++) {
+            const i = y * bc + c, nf = base.feasible[i];
+            s += base.sel[i];
+            if (!nf) continue;
+            f += nf; sum += base.value[i] * nf;
+            if (Number.isNaN(top) || base.best[i] > top) top = base.best[i];
+          }
+          const j = y * n + b;
+          feasible[j] = f; sel[j] = s;
+          if (f) { value[j] = Math.round((sum / f) * 10) / 10; best[j] = top; }
+        }
+      }
+      Object.assign(m, { cols: n, value, sel, feasible, best, members, labels, colNames });
+    }
+    m.bin = k;
+    m.summed = m.grouped || k > 1; // a cell counts clusters: write how many are selected
+    m.bitmap = null;
+    ctx.font = `600 ${FONT}`; // a hovered name is written bold: leave it the room
+    const widest = (names) => names.reduce((w, n) => Math.max(w, ctx.measureText(n).width), 0);
+    m.L = Math.ceil(Math.min(260, widest(m.rowNames) + 18));
+    m.diagonal = Math.min(DIAGONAL, widest(m.colNames) + 8);
+    m.T = Math.ceil(Math.max(36, Math.min(195, m.diagonal * Math.sin(Math.PI / 3) + 12)));
+    each.hidden = k === 1;
+  };
+
   const legend = () => {
-    $("#legend-title").textContent = m.grouped ? "mean total score of a group's feasible clusters" : "total score";
+    $("#legend-title").textContent = m.grouped ? "mean total score of a group's feasible clusters"
+      : m.bin > 1 ? "mean total score of a column's feasible clusters" : "total score";
     const ticks = $("#legend-ticks");
     if (!m.data.range) { ticks.replaceChildren(el("span", {}, "no cluster is feasible")); return; }
     const values = m.hi > m.lo ? [0, 0.25, 0.5, 0.75, 1].map((f) => m.lo + f * (m.hi - m.lo)) : [m.lo];
@@ -192,8 +284,10 @@ async function heatmapPage() {
     canvas.style.width = `${w}px`; canvas.style.height = `${h}px`;
     canvas.width = Math.round(w * dpr); canvas.height = Math.round(h * dpr);
     const every = step(cell);
-    scale.textContent = `${cell} px a column` + (every > 1 ? `; every ${every}th name written (hover for the others, zoom in for all)` : "");
+    const binned = m.bin > 1 ? `; ${m.bin} ${m.grouped ? "values" : "clusters"} a column, ${number(base.cols)} in ${number(m.cols)} columns` : "";
+    scale.textContent = `${cell} px a column${binned}` + (every > 1 ? `; every ${every}th name written (hover for the others, zoom in for all)` : "");
     canvas.dataset.rendered = `${m.rows}x${m.cols}`;
+    canvas.dataset.bin = m.bin;
     canvas.dataset.cell = cell;
     canvas.dataset.labelStep = every;
     canvas.dataset.gutters = `${m.L},${m.T}`; // where the grid starts, right of and below the names
@@ -245,7 +339,7 @@ async function heatmapPage() {
           ctx.fillStyle = `hsl(210 70% ${92 - f * 57}%)`;
           ctx.fillRect(x, y, cell - gap, ch - gap);
           if (m.sel[i]) ctx.strokeRect(x + line / 2, y + line / 2, cell - gap - line, ch - gap - line);
-          if (m.grouped && m.sel[i] && cell >= 22) {
+          if (m.summed && m.sel[i] && cell >= 22) {
             ctx.fillStyle = f > 0.55 ? "#fff" : "#1d2330";
             ctx.fillText(String(m.sel[i]), x + (cell - gap) / 2, y + (ch - gap) / 2);
           }
@@ -288,7 +382,7 @@ async function heatmapPage() {
     ctx.beginPath(); ctx.moveTo(L - 0.5, T); ctx.lineTo(L - 0.5, H); ctx.moveTo(L, T - 0.5); ctx.lineTo(W, T - 0.5); ctx.stroke();
     ctx.fillStyle = "#667085"; ctx.font = "11px system-ui, sans-serif";
     ctx.fillText(`${number(m.rows)} placements`, 6, T - 24);
-    ctx.fillText(`× ${number(m.cols)} ${m.grouped ? "values" : "clusters"} →`, 6, T - 10);
+    ctx.fillText(`× ${number(base.cols)} ${m.grouped ? "values" : "clusters"} →`, 6, T - 10);
   };
   const redraw = () => { if (!pending) { pending = true; requestAnimationFrame(draw); } };
 
@@ -303,11 +397,11 @@ async function heatmapPage() {
     const p = y >= 0 ? m.rowNames[y] : null, c = x >= 0 ? m.colNames[x] : null;
     if (p && c) {
       const i = y * m.cols + x, v = m.value[i];
-      if (m.grouped) {
-        const group = m.data.groups[x];
+      if (m.summed) {
+        const label = m.labels[x], n = number(m.members[x]);
         return Number.isNaN(v)
-          ? `${p} × ${group.label}: none of its ${number(group.clusters)} clusters is feasible`
-          : `${p} × ${group.label}: ${number(m.feasible[i])} of ${number(group.clusters)} clusters feasible, ${number(m.sel[i])} selected · total score mean ${v}, best ${m.best[i]}`;
+          ? `${p} × ${label}: none of its ${n} clusters is feasible`
+          : `${p} × ${label}: ${number(m.feasible[i])} of ${n} clusters feasible, ${number(m.sel[i])} selected · total score mean ${v}, best ${m.best[i]}`;
       }
       return `${p} × ${c}: ${Number.isNaN(v) ? "not feasible" : "total score " + v}${m.sel[i] ? " · selected" : ""}`;
     }
@@ -327,7 +421,7 @@ async function heatmapPage() {
   canvas.addEventListener("click", (ev) => {
     const h = at(ev);
     if (h.y < 0) return;
-    const search = !m.grouped && h.x >= 0 ? `?search=${encodeURIComponent(m.colNames[h.x])}` : "";
+    const search = !m.summed && h.x >= 0 ? `?search=${encodeURIComponent(m.colNames[h.x])}` : "";
     location.href = `/placements/${m.rowNames[h.y]}${search}`;
   });
   view.addEventListener("scroll", redraw);
@@ -346,8 +440,23 @@ async function heatmapPage() {
   zoom.addEventListener("input", () => setCell(Number(zoom.value)));
   $("#heat-in").addEventListener("click", () => setCell(cell < 4 ? cell + 1 : cell * 1.25));
   $("#heat-out").addEventListener("click", () => setCell(cell <= 4 ? cell - 1 : cell / 1.25));
-  $("#heat-fit").addEventListener("click", () => setCell(Math.floor((view.clientWidth - m.L - reach()) / Math.max(m.cols, 1))));
-  groupSel.addEventListener("change", () => { groupBy = groupSel.value; cell = 0; view.scrollLeft = 0; remember(); load(); });
+  // Fit width: every column at least LABEL_PX wide, so every name is written; when the
+  // width cannot hold that many, neighbouring columns are binned into as few as it holds.
+  $("#heat-fit").addEventListener("click", () => {
+    if (!m) return;
+    const room = view.clientWidth - m.L - Math.ceil(DIAGONAL * Math.cos(Math.PI / 3)) - 6;
+    const fits = Math.floor(room / Math.max(base.cols, 1)) >= LABEL_PX;
+    bin = fits ? 1 : Math.ceil(base.cols / Math.max(1, Math.floor(room / BIN_PX)));
+    columns();
+    cell = Math.max(LABEL_PX, Math.min(32, Math.floor((view.clientWidth - m.L - reach()) / Math.max(m.cols, 1))));
+    view.scrollLeft = 0;
+    legend();
+    layout();
+  });
+  each.addEventListener("click", () => {
+    bin = 1; columns(); cell = LABEL_PX; view.scrollLeft = 0; legend(); layout();
+  });
+  groupSel.addEventListener("change", () => { groupBy = groupSel.value; bin = 1; cell = 0; view.scrollLeft = 0; remember(); load(); });
   $("#heat-controls").addEventListener("submit", (ev) => ev.preventDefault());
   info.textContent = idle;
   await load();
