@@ -5,7 +5,10 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
+from clusterplace.api.base import KubeObject
+from clusterplace.api.cluster import ManagedCluster
 from clusterplace.api.fleet import Fleet
+from clusterplace.api.profile import profile_of
 from clusterplace.codecs.loader import LoadError, decode, read_documents
 from clusterplace.codecs.sources import Source, expand_sources
 from clusterplace.errors import InputError
@@ -39,14 +42,26 @@ def load_fleet(
             here = loaded.document_of(obj)
             there = loaded.document_of(earlier)
             assert here is not None and there is not None
-            problems.append(
-                InputError(
-                    f"{obj.ref} is defined twice; the first definition is at {there.location()}",
-                    here.location(),
-                )
-            )
+            problems.append(InputError(_twice(obj, earlier, there.location()), here.location()))
             continue
         fleet.add(obj)
     if problems:
         raise LoadError(problems)
     return fleet
+
+
+def _origin(obj: KubeObject) -> str:
+    """What ``obj`` was written as: ``ManagedCluster/x`` or ``ClusterProfile/ns/x``."""
+    profile = profile_of(obj) if isinstance(obj, ManagedCluster) else None
+    return obj.ref if profile is None else f"ClusterProfile/{profile[0]}/{profile[1]}"
+
+
+def _twice(obj: KubeObject, earlier: KubeObject, there: object) -> str:
+    here_is, there_is = _origin(obj), _origin(earlier)
+    if here_is == obj.ref and there_is == earlier.ref:
+        return f"{obj.ref} is defined twice; the first definition is at {there}"
+    # A cluster from a profile: one cluster name, two descriptions. Never merged.
+    return (
+        f"describes the same cluster {obj.name} as {there}: a cluster comes from one "
+        "ManagedCluster or one ClusterProfile, never both merged; remove or rename one of them"
+    )
