@@ -339,3 +339,12 @@ def test_a_managed_cluster_round_trips_through_the_files(tmp_path: Path) -> None
     assert datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC) == (
         fleet.clusters["c9"].status.conditions[0].last_transition_time  # type: ignore[union-attr,index]
     )
+
+
+def test_the_profiles_ocm_writes_for_its_clusters_are_copies_not_a_clash(tmp_path: Path) -> None:
+    mc = managed("c1", {"region": "eu"}, {}, [], None)
+    copies = [profile_from_cluster(mc, ns).to_dict() for ns in ("argocd", "kueue")]
+    write(tmp_path / "a.yaml", *copies, mc.to_dict())
+    fleet = load_fleet(tmp_path)
+    assert profile_of(fleet.clusters["c1"]) is None  # the ManagedCluster is read
+    assert fleet.clusters["c1"].labels == {"region": "eu"}

@@ -41,6 +41,8 @@ __all__ = [
     "SIG_CLUSTERSET_LABEL",
     "ClusterProfile",
     "cluster_from_profile",
+    "described",
+    "ocm_rank",
     "profile_from_cluster",
     "profile_of",
 ]
@@ -117,6 +119,27 @@ def profile_of(cluster: ManagedCluster) -> tuple[str, str] | None:
         return None
     namespace, _, name = ref.partition("/")
     return namespace, name
+
+
+def described(obj: KubeObject) -> str:
+    """What ``obj`` was written as: its ``Kind/[namespace/]name``, or for a cluster read
+    from a profile, ``ClusterProfile/namespace/name``."""
+    origin = profile_of(obj) if isinstance(obj, ManagedCluster) else None
+    return obj.ref if origin is None else f"ClusterProfile/{origin[0]}/{origin[1]}"
+
+
+def ocm_rank(cluster: ManagedCluster) -> tuple[int, str] | None:
+    """Where ``cluster`` stands among OCM's own descriptions of one cluster: a
+    ManagedCluster first (``(0, "")``), then the profiles OCM's hub wrote for it (label
+    ``x-k8s.io/cluster-manager: open-cluster-management``) by namespace; None for a
+    profile of any other manager. Two descriptions of one name that both rank are one
+    cluster (the lower rank is read); otherwise they clash."""
+    origin = profile_of(cluster)
+    if origin is None:
+        return (0, "")
+    if cluster.labels.get(CLUSTER_MANAGER_LABEL) == OCM_MANAGER:
+        return (1, origin[0])
+    return None
 
 
 def _mapped(conditions: list[Condition] | None, types: dict[str, str]) -> list[Condition] | None:
