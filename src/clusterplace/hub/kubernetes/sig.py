@@ -169,11 +169,20 @@ class SigDecisions:
             await asyncio.gather(watching, return_exceptions=True)
 
     async def drain(self) -> None:
-        """Sync every dirty placement once (the first pass, before watching)."""
+        """Sync every dirty placement once (the first pass, before watching); one that
+        fails (but for a 403) is left dirty, for :meth:`run` to retry with backoff."""
+        failed: set[PlacementKey] = set()
         while self.dirty:
             key = min(self.dirty)
             self.dirty.discard(key)
-            await self.sync(key)
+            try:
+                await self.sync(key)
+            except Forbidden:
+                raise
+            except ApiError as err:
+                self.report(f"SIG decisions of {key[0]}/{key[1]}: {err}; retrying")
+                failed.add(key)
+        self.dirty |= failed
 
     async def tap(
         self, batches: AsyncIterator[list[ObjectChange]]
