@@ -1,17 +1,18 @@
-"""deploy/rbac.yaml on a real API server: the controller, run as a user bound to
-exactly those roles (``envtest-restricted`` in place of the deployment's service
-account), schedules placements, writes decisions, events and status, holds its
-leader-election Lease and delivers a ManifestWorkReplicaSet, with no request refused;
-and every rule the roles grant is used by at least one of its requests in the audit
-log. The one rule no request names, ``update placements/finalizers``, is what the
+"""deploy/rbac.yaml on a real API server: the controller, run as a user bound to exactly
+those roles (``envtest-restricted`` in place of the deployment's service account),
+schedules placements, writes decisions, events and status, holds its leader-election
+Lease and delivers a ManifestWorkReplicaSet, with no request refused; and every rule the
+roles grant is used by at least one of its requests in the audit log (with
+``--decision-format both``, so the SIG-Multicluster slices' rules too). The one rule no
+request names, ``update placements/finalizers``, is what the
 OwnerReferencesPermissionEnforcement admission plugin asks of a decision's
 ``blockOwnerDeletion`` ownerReference: without it, the server refuses the decision.
 
 The rare requests are made to happen, as they happen in production: a ``get`` is the
 re-read after a 409 Conflict (the test changes an object between the controller's read
-and its write, as another writer would, until the audit log shows one);
-``delete placementdecisions`` when a
-placement needs fewer decision pages; ``delete manifestworks`` when the MWRS goes.
+and its write, as another writer would, until the audit log shows one); ``delete
+placementdecisions`` when a placement needs fewer decision pages; ``delete
+manifestworks`` when the MWRS goes.
 """
 
 from __future__ import annotations
@@ -245,7 +246,8 @@ def test_the_controller_runs_under_deploys_rbac_and_uses_every_rule(
     mwrs_path = resource_path(f"{WORK}/v1alpha1", "ManifestWorkReplicaSet", "ns")
     assert server.request("POST", mwrs_path, _work_set("web", "web", "1"))[0] == 201
 
-    controller = Controller(hub, *LEASE, election=True)
+    # --decision-format both: the SIG-Multicluster slices' rules are used too.
+    controller = Controller(hub, *LEASE, "--decision-format", "both", election=True)
     try:
         controller.wait("watching", timeout=60)
         wait_for(lambda: sorted(_works(server)) == ["c1", "c2", "c3"], 60, "three works")

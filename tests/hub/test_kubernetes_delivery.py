@@ -19,6 +19,7 @@ import time
 from datetime import UTC, datetime
 from typing import Any
 
+from clusterplace.hub.kubernetes.resources import WATCHED
 from tests.support.envtest import RealHub
 from tests.support.kube_hub import Controller, KubeHub
 from tests.support.waiting import wait_for
@@ -305,6 +306,9 @@ def test_a_hub_without_the_work_api_runs_placements_only(kubehub: KubeHub) -> No
         controller.wait_watching()
         assert "ManifestWorkReplicaSets are not delivered" in controller.text()
         assert kubehub.decisions() == {"p-decision-1": ["c1"]}
-        wait_for(lambda: kubehub.emulator.watches() == 6, what="six watches")
+        wait_for(
+            lambda: kubehub.emulator.watches() == len(WATCHED) - 2,
+            what="every watch but the work API's two",
+        )
     finally:
         assert controller.stop() == 0

@@ -20,6 +20,7 @@ import signal
 import time
 from typing import Any
 
+from clusterplace.hub.kubernetes.resources import WATCHED
 from tests.support.envtest import RealHub
 from tests.support.kube_hub import OCM, Controller, KubeHub
 from tests.support.waiting import wait_for
@@ -123,7 +124,7 @@ def test_echoes_of_own_writes_are_synced_and_write_nothing(anyhub: AnyHub) -> No
     anyhub.placement("p", ONLY_PROD)
     anyhub.placement("q")
     controller = _start(anyhub)
-    wait_for(lambda: anyhub.watches() == 8, what="eight watches")
+    wait_for(lambda: anyhub.watches() == len(WATCHED), what="every watch")
     wait_for(lambda: "synced" in controller.text().split("watching", 1)[1], what="echo syncs")
     writes = len(anyhub.writes())
     time.sleep(1.0)
@@ -155,7 +156,7 @@ def test_relist_after_410_picks_up_a_change_the_watch_missed(kubehub: KubeHub) -
         assert kubehub.decisions() == {"p-decision-1": ["c0"]}
         # A change with no watch event (lost to compaction), then history compacted and
         # the watches ended: only a relist can see it.
-        wait_for(lambda: kubehub.emulator.watches() == 8, what="eight watches")
+        wait_for(lambda: kubehub.emulator.watches() == len(WATCHED), what="every watch")
         kubehub.emulator.set_silently(
             f"{OCM}/v1", "managedclusters", None, "c1", {"metadata": {"labels": PROD}}
         )
@@ -175,7 +176,7 @@ def test_an_ended_watch_resumes_from_its_version_without_a_relist(kubehub: KubeH
     kubehub.placement("p", ONLY_PROD)
     controller = _start(kubehub)
     try:
-        wait_for(lambda: kubehub.emulator.watches() == 8, what="eight watches")
+        wait_for(lambda: kubehub.emulator.watches() == len(WATCHED), what="every watch")
         kubehub.emulator.end_watches()
         kubehub.patch("ManagedCluster", "c1", {"metadata": {"labels": PROD}})
         wait_for(lambda: kubehub.decisions() == {"p-decision-1": ["c0", "c1"]})

@@ -26,6 +26,7 @@ from typing import Any
 import pytest
 import yaml
 
+from clusterplace.hub.kubernetes.resources import WATCHED
 from tests.support.directory_hub import Controller as DirController
 from tests.support.directory_hub import read_out
 from tests.support.kube_hub import OCM, Controller, KubeHub
@@ -40,7 +41,7 @@ ONLY_PROD = {"predicates": [{"requiredClusterSelector": {"labelSelector": {"matc
 def _start(kubehub: KubeHub) -> Controller:
     controller = Controller(kubehub)
     controller.wait_watching()
-    wait_for(lambda: kubehub.emulator.watches() == 8, what="eight watches")
+    wait_for(lambda: kubehub.emulator.watches() == len(WATCHED), what="every watch")
     return controller
 
 

@@ -585,6 +585,8 @@ class Envtest:
         return entries
 
 
+SIG_GROUP = "multicluster.x-k8s.io"
+
 _PLURALS = {
     "Namespace": ("namespaces", False),
     "ConfigMap": ("configmaps", True),
@@ -773,6 +775,17 @@ class RealHub(OcmObjects):
         """Delete every OCM object (finalizers cleared first): the next test starts
         from an empty hub. Namespaces stay (deleting one takes the controller manager
         seconds, and a test may create objects in it again at once)."""
+        # The SIG-Multicluster kinds first (when served): ClusterProfiles, and the
+        # PlacementDecisions of multicluster.x-k8s.io.
+        for plural in ("clusterprofiles", "placementdecisions"):
+            listing = self.server.get(f"/apis/{SIG_GROUP}/v1alpha1/{plural}") or {}
+            for obj in listing.get("items") or ():
+                meta = obj["metadata"]
+                self.server.request(
+                    "DELETE",
+                    f"/apis/{SIG_GROUP}/v1alpha1/namespaces/{meta['namespace']}/{plural}/"
+                    f"{meta['name']}",
+                )
         kinds = [
             ("ManifestWorkReplicaSet", "work.open-cluster-management.io/v1alpha1"),
             ("ManifestWork", "work.open-cluster-management.io/v1"),

@@ -12,6 +12,7 @@ from clusterplace.api.cluster import ManagedCluster, ManagedClusterSet, ManagedC
 from clusterplace.api.core import ConfigMap
 from clusterplace.api.module import DefinitionModule
 from clusterplace.api.placement import Placement, PlacementDecision
+from clusterplace.api.profile import ClusterProfile
 from clusterplace.api.work import ManifestWork, ManifestWorkReplicaSet
 
 __all__ = [
@@ -35,6 +36,7 @@ MODELS: tuple[type[KubeObject], ...] = (
     DefinitionModule,
     ManifestWork,
     ManifestWorkReplicaSet,
+    ClusterProfile,
 )
 _BY_KIND: dict[str, type[KubeObject]] = {m.KIND: m for m in MODELS}
 

@@ -18,6 +18,7 @@ from clusterplace.cli._common import (
     warn,
 )
 from clusterplace.cli._progress import Progress, progress
+from clusterplace.cli._sig import decision_format_option
 
 __all__ = ["controller"]
 
@@ -44,6 +45,8 @@ _KUBE_ONLY = (
     "renew_deadline",
     "retry_period",
     "disable_leader_election",
+    "decision_format",
+    "cluster_profile_namespace",
 )
 
 
@@ -159,6 +162,13 @@ def _seconds(flag: str, dest: str, default: int, help_text: str) -> Callable[[F]
     is_flag=True,
     help="Act at once, without a Lease (only when one replica runs).",
 )
+@decision_format_option("the controller writes (Kubernetes hub: ocm or both)")
+@click.option(
+    "--cluster-profile-namespace",
+    metavar="NS",
+    help="Kubernetes hub: read ClusterProfiles in this inventory namespace only "
+    "[default: every namespace].",
+)
 @click.pass_context
 def controller(
     ctx: click.Context,
@@ -179,6 +189,8 @@ def controller(
     renew_deadline: int,
     retry_period: int,
     disable_leader_election: bool,
+    decision_format: str,
+    cluster_profile_namespace: str | None,
 ) -> None:
     """Keep PlacementDecisions and Placement status current as the hub changes.
 
@@ -213,6 +225,12 @@ def controller(
             raise click.UsageError(f"{', '.join(_flag(m) for m in misplaced)}: only with --hub DIR")
         if context is not None and kubeconfig is None:
             raise click.UsageError("--context goes with --kubeconfig")
+        if decision_format == "sig":
+            raise click.UsageError(
+                "--decision-format sig: the controller always writes OCM's PlacementDecisions "
+                "(its own state, Balance and ManifestWorkReplicaSets read them); use "
+                "--decision-format both to write SIG-Multicluster's beside them"
+            )
         _run_kubernetes(
             kubeconfig,
             context,
@@ -222,6 +240,8 @@ def controller(
             not disable_leader_election,
             resync,
             expectation_timeout,
+            decision_format,
+            cluster_profile_namespace,
         )
         return
     misplaced = sorted(explicit.intersection(_KUBE_ONLY))
@@ -308,6 +328,8 @@ def _run_kubernetes(
     leader_election: bool,
     resync: float,
     expectation_timeout: float,
+    decision_format: str,
+    profile_namespace: str | None,
 ) -> None:
     try:
         from clusterplace.hub.kubernetes.election import ElectionTimes
@@ -325,6 +347,8 @@ def _run_kubernetes(
         leader_election=leader_election,
         resync=resync,
         expectation_timeout=expectation_timeout,
+        decision_format=decision_format,
+        profile_namespace=profile_namespace,
     )
     code = run_kubernetes_controller(options, report=_log)
     if code:

@@ -34,6 +34,10 @@ COMMANDS = {
         "Keep PlacementDecisions and Placement status current.",
     ),
     "get": ("clusterplace.cli.get:get", "Display objects of a fleet."),
+    "export": (
+        "clusterplace.cli.export:export",
+        "Write a fleet in another project's terms (ClusterProfiles).",
+    ),
     "route": (
         "clusterplace.cli.route:route",
         "Route objects to clusters by their ClusterSelector.",

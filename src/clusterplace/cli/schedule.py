@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sys
 from datetime import datetime
-from typing import Any
 
 import click
 
@@ -23,12 +22,14 @@ from clusterplace.cli._schedule_run import (
     refused_decisions,
     run_schedule,
 )
+from clusterplace.cli._sig import decision_format_option, placement_objects
 from clusterplace.collector import collector_paused
 from clusterplace.outputs.dumpers import dump_yaml_stream
 from clusterplace.outputs.formats import is_template, object_name
 from clusterplace.outputs.printers import as_json_list
 from clusterplace.outputs.serialize import dump_json_list, dump_yaml_documents
 from clusterplace.scheduling import PlacementResult
+from clusterplace.scheduling.snapshot import Snapshot
 
 __all__ = ["EXIT_UNSATISFIED", "schedule_command"]
 
@@ -71,18 +72,15 @@ def _row(result: PlacementResult, wide: bool) -> list[str]:
     return row
 
 
-def _models(results: list[PlacementResult], refused: set[str]) -> list[KubeObject]:
-    """Each Placement, then its PlacementDecisions (but those the API server would
-    refuse: ``refused``)."""
+def _models(
+    results: list[PlacementResult], snapshot: Snapshot, refused: set[str], decision_format: str
+) -> list[KubeObject]:
+    """Each Placement, then its PlacementDecisions in ``decision_format`` (but those the
+    API server would refuse: ``refused``)."""
     out: list[KubeObject] = []
     for result in results:
-        out.append(result.placement)
-        out.extend(pd for pd in result.decisions if pd.name not in refused)
+        out.extend(placement_objects(result, snapshot, refused, decision_format))
     return out
-
-
-def _objects(results: list[PlacementResult], refused: set[str]) -> list[dict[str, Any]]:
-    return [model.to_dict() for model in _models(results, refused)]
 
 
 @click.command("schedule")
@@ -105,6 +103,7 @@ def _objects(results: list[PlacementResult], refused: set[str]) -> list[dict[str
     help=f"Exit {EXIT_UNSATISFIED} when any placement is not satisfied or is misconfigured "
     "(for CI gates).",
 )
+@decision_format_option("yaml and json print")
 def schedule_command(
     filenames: tuple[str, ...],
     recursive: bool,
@@ -112,11 +111,13 @@ def schedule_command(
     output: str,
     settled: bool,
     fail_unsatisfied: bool,
+    decision_format: str,
 ) -> None:
     """Schedule every Placement as an OCM hub would, and print the results.
 
     yaml/json: each Placement (by namespace, name) with its computed status, followed by
-    its PlacementDecisions. table/wide: one line per placement. name, jsonpath and
+    its PlacementDecisions (--decision-format: OCM's, SIG-Multicluster's, or both).
+    table/wide: one line per placement. name, jsonpath and
     custom-columns: the objects yaml and json print (jsonpath reads json's List).
     A decision the API server would refuse (a name or label too long) is left out and
     reported as an error (exit 1), as ``kubectl apply`` fails that object alone. A
@@ -126,8 +127,12 @@ def schedule_command(
     result = run_schedule(filenames, recursive, now, settled=settled)
     placements = result.placements
     refused, problems = refused_decisions(placements)
+
+    def models() -> list[KubeObject]:
+        return _models(placements, result.snapshot, refused, decision_format)
+
     if output == "name" or is_template(output):
-        objects = _objects(placements, refused)
+        objects = [model.to_dict() for model in models()]
         emit_template_or_name(
             output,
             document=as_json_list(objects),
@@ -138,9 +143,9 @@ def schedule_command(
         # Many short-lived containers and no cycles: the collector would only rescan.
         with collector_paused():
             if output == "json":
-                text = dump_json_list(_models(placements, refused))
+                text = dump_json_list(models())
             elif placements:
-                text = dump_yaml_documents(_objects(placements, refused))
+                text = dump_yaml_documents([model.to_dict() for model in models()])
             else:  # as every yaml output: an empty List, never nothing at all
                 text = dump_yaml_stream([as_json_list([])])
         click.echo(text, nl=False)

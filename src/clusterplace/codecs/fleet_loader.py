@@ -5,7 +5,10 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
+from clusterplace.api.base import KubeObject
+from clusterplace.api.cluster import ManagedCluster
 from clusterplace.api.fleet import Fleet
+from clusterplace.api.profile import described, ocm_rank
 from clusterplace.codecs.loader import LoadError, decode, read_documents
 from clusterplace.codecs.sources import Source, expand_sources
 from clusterplace.errors import InputError
@@ -35,18 +38,32 @@ def load_fleet(
     problems: list[InputError] = []
     for obj in loaded.objects:
         earlier = fleet.get(obj)
+        if isinstance(obj, ManagedCluster) and isinstance(earlier, ManagedCluster):
+            ranks = ocm_rank(obj), ocm_rank(earlier)
+            if ranks[0] is not None and ranks[1] is not None and ranks[0] != ranks[1]:
+                # OCM's own copies of one cluster (its ManagedCluster, the profiles its
+                # hub wrote for it in consumer namespaces): one cluster, the first rank's.
+                if ranks[0] < ranks[1]:
+                    fleet.add(obj)
+                continue
         if earlier is not None:
             here = loaded.document_of(obj)
             there = loaded.document_of(earlier)
             assert here is not None and there is not None
-            problems.append(
-                InputError(
-                    f"{obj.ref} is defined twice; the first definition is at {there.location()}",
-                    here.location(),
-                )
-            )
+            problems.append(InputError(_twice(obj, earlier, there.location()), here.location()))
             continue
         fleet.add(obj)
     if problems:
         raise LoadError(problems)
     return fleet
+
+
+def _twice(obj: KubeObject, earlier: KubeObject, there: object) -> str:
+    here_is, there_is = described(obj), described(earlier)
+    if here_is == obj.ref and there_is == earlier.ref:
+        return f"{obj.ref} is defined twice; the first definition is at {there}"
+    # A cluster from a profile: one cluster name, two descriptions. Never merged.
+    return (
+        f"describes the same cluster {obj.name} as {there}: a cluster comes from one "
+        "ManagedCluster or one ClusterProfile, never both merged; remove or rename one of them"
+    )

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ValidationError
 from clusterplace.api.base import KubeObject
 from clusterplace.api.core import GenericObject
 from clusterplace.api.metadata import metadata_problems, quote
+from clusterplace.api.profile import ClusterProfile, cluster_from_profile
 from clusterplace.api.registry import convert, misspelled_group, model_for, namespace_of
 from clusterplace.codecs.sources import Source
 from clusterplace.codecs.yaml_io import TextError, line_of, load_text, odd_key_texts, scalar_text
@@ -427,8 +428,10 @@ class Loaded:
 @collector_paused()
 def decode(documents: Sequence[Document], *, keep_unknown: bool = False) -> Loaded:
     """Validate each document against its model. Unknown kinds are set aside (or, with
-    ``keep_unknown``, kept as :class:`GenericObject`). Raises :class:`LoadError` listing
-    every problem found; nothing is returned half-decoded."""
+    ``keep_unknown``, kept as :class:`GenericObject`). A ClusterProfile is read as the
+    ManagedCluster it describes (:func:`~clusterplace.api.profile.cluster_from_profile`).
+    Raises :class:`LoadError` listing every problem found; nothing is returned
+    half-decoded."""
     loaded = Loaded()
     problems: list[InputError] = []
     for doc in documents:
@@ -470,6 +473,8 @@ def decode(documents: Sequence[Document], *, keep_unknown: bool = False) -> Load
             obj.metadata.namespace = "default"  # kubectl's default namespace
         elif not obj.NAMESPACED and obj.metadata.namespace:
             obj.metadata.namespace = None  # cluster-scoped: kubectl ignores it too
+        if isinstance(obj, ClusterProfile):
+            obj = cluster_from_profile(obj)  # read as the cluster it describes
         loaded.objects.append(obj)
         loaded.documents[id(obj)] = doc
     if problems:

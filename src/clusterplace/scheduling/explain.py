@@ -9,6 +9,7 @@ from typing import Any
 from clusterplace.api import ManagedCluster, Placement
 from clusterplace.api.base import format_time
 from clusterplace.api.placement import decision_group_label
+from clusterplace.api.profile import profile_of
 from clusterplace.errors import UnknownPlacementError
 from clusterplace.scheduling.candidates import set_selector
 from clusterplace.scheduling.framework import Code
@@ -136,6 +137,33 @@ def ignored_taints(cluster: ManagedCluster) -> tuple[str, ...]:
     )
 
 
+def profile_notes(cluster: ManagedCluster, placement: Placement) -> tuple[str, ...]:
+    """Notes on a cluster read from a ClusterProfile, when the placement asks for what a
+    profile cannot hold: it has no taints (tolerations tolerate nothing on it) and no
+    allocatable resources (ResourceAllocatable* score it as a cluster without them)."""
+    origin = profile_of(cluster)
+    if origin is None:
+        return ()
+    where = f"ClusterProfile {origin[0]}/{origin[1]}"
+    spec = placement.spec
+    notes = []
+    if spec.tolerations:
+        notes.append(f"read from {where}, which holds no taints: nothing here to tolerate")
+    used = sorted(
+        {
+            b
+            for c in spec.prioritizer_policy.configurations or ()
+            if (b := c.score_coordinate.built_in) and b.startswith("ResourceAllocatable")
+        }
+    )
+    if used:
+        notes.append(
+            f"read from {where}, which holds no allocatable resources: {', '.join(used)} "
+            "scored it as a cluster without them"
+        )
+    return tuple(notes)
+
+
 def explain(snapshot: Snapshot, result: PlacementResult) -> list[ClusterExplanation]:
     """An explanation for every cluster of ``snapshot``, in name order: each selected
     cluster with its decision group, each cluster with a PreferNoSelect taint with a
@@ -149,6 +177,8 @@ def explain(snapshot: Snapshot, result: PlacementResult) -> list[ClusterExplanat
     for i, item in enumerate(items):
         cluster = snapshot.clusters.get(item.cluster)
         notes = ignored_taints(cluster) if cluster is not None else ()
+        if cluster is not None:
+            notes += profile_notes(cluster, result.placement)
         group = groups.get(item.cluster) if item.selected else None
         if notes or group is not None:
             items[i] = dataclasses.replace(item, group=group, notes=notes)

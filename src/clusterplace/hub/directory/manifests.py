@@ -14,6 +14,7 @@ from collections.abc import Hashable
 from pathlib import Path
 
 from clusterplace.api import Fleet, KubeObject, ManifestWork, PlacementDecision
+from clusterplace.api.profile import described
 from clusterplace.codecs import Source, decode, read_documents
 from clusterplace.controller import ObjectChange
 from clusterplace.watch import SETTLE_EMPTY_S, SETTLE_S, WatchedFolder
@@ -44,7 +45,7 @@ class ManifestFolder(WatchedFolder[KubeObject, ObjectChange]):
         return ObjectChange(old, new)
 
     def describe(self, entry: KubeObject) -> str:
-        return entry.ref
+        return described(entry)  # a cluster read from a ClusterProfile: the profile
 
     def parse(self, path: Path, text: str, *, quiet: bool = False) -> dict[Hashable, KubeObject]:
         loaded = decode(read_documents([Source(str(path), text)]))
@@ -60,7 +61,7 @@ class ManifestFolder(WatchedFolder[KubeObject, ObjectChange]):
                 continue
             if key in table:
                 if not quiet:
-                    self.report(f"{path}: {obj.ref} is defined twice in this file; skipped")
+                    self.report(f"{path}: {described(obj)} is defined twice in this file; skipped")
                 continue
             table[key] = obj
         return table

@@ -15,8 +15,10 @@ from typing import Any
 from clusterplace.api import KubeObject
 from clusterplace.errors import ClusterplaceError, shorten
 from clusterplace.hub.kubernetes.api import HubApi, NotFound, NotServed, connect
+from clusterplace.hub.kubernetes.profiles import one_per_name
 from clusterplace.hub.kubernetes.resources import (
     ADDON_SCORES,
+    CLUSTER_PROFILES,
     DELIVERY_WATCHED,
     EVENTS,
     EXPLORER,
@@ -43,7 +45,8 @@ LIST_TIMEOUT_S = 30.0  # one list request at most: a page waits on it, not on a 
 def list_hub_objects(
     options: KubeOptions, report: Callable[[str], None] = lambda _: None
 ) -> list[KubeObject]:
-    """Every ManagedCluster, set, binding, Placement, PlacementDecision,
+    """Every ManagedCluster (and ClusterProfile, as the cluster it describes, one per
+    name: :mod:`.profiles`), set, binding, Placement, PlacementDecision,
     AddOnPlacementScore, ManifestWorkReplicaSet and ManifestWork on the hub (a hub that
     does not serve the work API is said once, and shows no rollout). An object that does
     not decode is reported (kind, namespace/name and why) and left out, as the
@@ -73,6 +76,8 @@ async def _list(options: KubeOptions, report: Callable[[str], None]) -> list[Kub
                     continue
                 if not isinstance(err, NotServed):
                     raise
+                if resource == CLUSTER_PROFILES:
+                    continue  # an OCM hub without the cluster inventory API
                 if resource != ADDON_SCORES:
                     raise not_served(resource) from None
                 report(f"hub: {scores_left_out(resource)}")
@@ -96,7 +101,7 @@ async def _list(options: KubeOptions, report: Callable[[str], None]) -> list[Kub
                     located = str(err).startswith("hub: ")
                     prefix = "" if located else f"hub: {resource.kind}/{_where(raw, index)}: "
                     report(f"{prefix}{err}; left out")
-        return objects
+        return one_per_name(objects, report, options.profile_namespace)
 
 
 def _shown(value: object) -> str:

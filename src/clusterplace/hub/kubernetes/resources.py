@@ -15,6 +15,7 @@ __all__ = [
     "ADDON_SCORES",
     "APPLY_MODULE",
     "CLUSTERS",
+    "CLUSTER_PROFILES",
     "CLUSTER_SETS",
     "CONTROLLER",
     "DECISIONS",
@@ -30,6 +31,8 @@ __all__ = [
     "PLACEMENT_WATCHED",
     "ROUTE",
     "SET_BINDINGS",
+    "SIG",
+    "SIG_DECISIONS",
     "WATCHED",
     "WORKS",
     "WORK_SETS",
@@ -41,6 +44,7 @@ __all__ = [
 
 OCM = "cluster.open-cluster-management.io"
 WORK = "work.open-cluster-management.io"
+SIG = "multicluster.x-k8s.io"
 
 
 @dataclass(frozen=True)
@@ -80,6 +84,8 @@ class ApiResource:
 
 
 CLUSTERS = ApiResource(OCM, "v1", "managedclusters", "ManagedCluster", False)
+CLUSTER_PROFILES = ApiResource(SIG, "v1alpha1", "clusterprofiles", "ClusterProfile", True)
+SIG_DECISIONS = ApiResource(SIG, "v1alpha1", "placementdecisions", "PlacementDecision", True)
 CLUSTER_SETS = ApiResource(OCM, "v1beta2", "managedclustersets", "ManagedClusterSet", False)
 SET_BINDINGS = ApiResource(
     OCM, "v1beta2", "managedclustersetbindings", "ManagedClusterSetBinding", True
@@ -102,10 +108,19 @@ WORK_SETS_STATUS = ApiResource(
 WORKS = ApiResource(WORK, "v1", "manifestworks", "ManifestWork", True)
 
 # What is watched, in the order it is listed at start: the placement controller's
-# inputs (upstream's informers, manager.go), then the ManifestWorkReplicaSet
+# inputs (upstream's informers, manager.go) and the ClusterProfiles (clusters too, when
+# the hub serves them), then the ManifestWorkReplicaSet
 # controller's own (its MWRSs and every ManifestWork; it shares the Placements and
 # PlacementDecisions).
-PLACEMENT_WATCHED = (CLUSTERS, CLUSTER_SETS, SET_BINDINGS, PLACEMENTS, DECISIONS, ADDON_SCORES)
+PLACEMENT_WATCHED = (
+    CLUSTERS,
+    CLUSTER_PROFILES,
+    CLUSTER_SETS,
+    SET_BINDINGS,
+    PLACEMENTS,
+    DECISIONS,
+    ADDON_SCORES,
+)
 DELIVERY_WATCHED = (WORK_SETS, WORKS)
 WATCHED = PLACEMENT_WATCHED + DELIVERY_WATCHED
 
@@ -123,6 +138,7 @@ class Permission:
 
 PERMISSIONS = (
     Permission(CLUSTERS, ("list", "watch"), "cluster", "watched"),
+    Permission(CLUSTER_PROFILES, ("list", "watch"), "cluster", "watched: clusters too"),
     Permission(CLUSTER_SETS, ("list", "watch"), "cluster", "watched"),
     Permission(SET_BINDINGS, ("list", "watch"), "cluster", "watched"),
     Permission(ADDON_SCORES, ("list", "watch"), "cluster", "watched"),
@@ -140,6 +156,13 @@ PERMISSIONS = (
         "written; labels patched; re-read on conflict",
     ),
     Permission(DECISIONS_STATUS, ("patch",), "cluster", "the decisions"),
+    # --decision-format both: the SIG-Multicluster slices beside them.
+    Permission(
+        SIG_DECISIONS,
+        ("create", "delete", "list", "patch", "watch"),
+        "cluster",
+        "SIG slices written (--decision-format both); watched",
+    ),
     Permission(EVENTS, ("create",), "cluster", "events in each placement's namespace"),
     # The ManifestWorkReplicaSet controller. Its finalizer is added and removed with a
     # JSON merge patch of metadata.finalizers carrying the uid and resourceVersion
@@ -164,7 +187,10 @@ PERMISSIONS = (
 
 # The owners' finalizers subresource for what the controller writes with a
 # blockOwnerDeletion ownerReference (OwnerReferencesPermissionEnforcement checks it).
-OWNERS = {(DECISIONS.group, DECISIONS.base): PLACEMENTS_FINALIZERS}
+OWNERS = {
+    (DECISIONS.group, DECISIONS.base): PLACEMENTS_FINALIZERS,
+    (SIG_DECISIONS.group, SIG_DECISIONS.base): PLACEMENTS_FINALIZERS,
+}
 
 
 # What ``clusterplace serve --kubeconfig`` lists: the inputs and outputs it schedules

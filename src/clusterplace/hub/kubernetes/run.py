@@ -32,6 +32,7 @@ from clusterplace.hub.kubernetes.api import HubApi, connect
 from clusterplace.hub.kubernetes.election import ElectionTimes, LeaderElector
 from clusterplace.hub.kubernetes.endpoints import Endpoints, Readiness
 from clusterplace.hub.kubernetes.metrics import DELIVERY_QUEUE, ControllerMetrics
+from clusterplace.hub.kubernetes.sig import SigDecisions, run_beside
 from clusterplace.hub.kubernetes.sink import KubernetesSink
 from clusterplace.hub.kubernetes.source import HubSource
 from clusterplace.labels.validation import dns1123_label_errors
@@ -52,6 +53,8 @@ class KubeOptions:
     leader_election: bool = True
     resync: float | None = 600.0
     expectation_timeout: float = EXPECTATION_TIMEOUT_S
+    profile_namespace: str | None = None  # read ClusterProfiles there only; None: everywhere
+    decision_format: str = "ocm"  # "both": SIG-Multicluster PlacementDecisions too
 
 
 def lease_namespace(options: KubeOptions) -> str:
@@ -163,7 +166,7 @@ class _Controller:
             expectation_timeout=self.options.expectation_timeout,
         )
         delivery.queue.metrics = self.metrics.queue(DELIVERY_QUEUE)
-        source = HubSource(self.api, self.report)
+        source = HubSource(self.api, self.report, profile_namespace=self.options.profile_namespace)
 
         def counters() -> dict[str, int]:
             return {
@@ -185,6 +188,12 @@ class _Controller:
             await asyncio.gather(listing, return_exceptions=True)
             return
         objects = listing.result()
+        sig = (
+            SigDecisions(self.api, self.report) if self.options.decision_format == "both" else None
+        )
+        if sig is not None:
+            await sig.start()
+            sig.observe(ObjectChange(None, obj) for obj in objects)
         reconciler.boot(objects)
         delivery.observe(ObjectChange(None, obj) for obj in objects)
         self.reconciler = reconciler
@@ -196,6 +205,8 @@ class _Controller:
         except BaseException:
             self.readiness.failed = True
             raise
+        if sig is not None:
+            await sig.drain()
         self.readiness.synced = True
         deliveries = (
             f"; {work_sets} ManifestWorkReplicaSet syncs: {delivery.stats.writes} writes"
@@ -207,7 +218,15 @@ class _Controller:
             f"{reconciler.stats.writes - before} writes{deliveries}; watching"
         )
         try:
-            await _run_both(reconciler, delivery, source.batches, stop)
+            if sig is None:
+                await _run_both(reconciler, delivery, source.batches, stop)
+            else:
+                tapped = sig
+
+                def batches(halt: asyncio.Event) -> AsyncIterator[list[ObjectChange]]:
+                    return tapped.tap(source.batches(halt))
+
+                await run_beside(sig, lambda: _run_both(reconciler, delivery, batches, stop), stop)
         except BaseException:
             # A watch refused or ended, or a write refused: not ready any more, before
             # the process exits.

@@ -17,6 +17,8 @@ list's resourceVersion, for each watched resource (upstream's informers).
 - The ManifestWorkReplicaSet controller's resources (MWRSs, ManifestWorks) are
   optional: on a hub that does not serve them (404 on the first list), they are not
   watched, and that is reported once; the placement controller runs as before.
+- So are ClusterProfiles, without a word (most OCM hubs do not serve them). Served,
+  they are clusters too (:mod:`.profiles`: one cluster per name, a clash reported).
 - So are AddOnPlacementScores: without them every AddOn prioritizer scores each
   cluster 0, as upstream's does for a cluster without a score (said once). Any other
   resource not served stops the controller, naming the CRD to install.
@@ -44,8 +46,11 @@ from clusterplace.hub.kubernetes.api import (
     NotFound,
     NotServed,
 )
+from clusterplace.hub.kubernetes.profiles import ClusterNames
 from clusterplace.hub.kubernetes.resources import (
     ADDON_SCORES,
+    CLUSTER_PROFILES,
+    CLUSTERS,
     DELIVERY_WATCHED,
     WATCHED,
     ApiResource,
@@ -54,6 +59,7 @@ from clusterplace.hub.kubernetes.resources import (
 __all__ = ["HubSource", "Informer", "MissingResource", "decode_object", "not_served"]
 
 ObjectKey = tuple[str, str | None, str]  # (kind, namespace, name)
+CLUSTER_KINDS = (CLUSTERS, CLUSTER_PROFILES)
 BACKOFF_START_S = 0.5
 BACKOFF_CAP_S = 30.0
 _SOURCE = Source("hub", "")  # errors read "hub: Placement/ns/p: spec.x: ..."
@@ -241,12 +247,26 @@ class HubSource:
         report: Callable[[str], None],
         optional: tuple[ApiResource, ...] = DELIVERY_WATCHED,
         scores: ApiResource = ADDON_SCORES,
+        profile_namespace: str | None = None,
     ) -> None:
         self._changes: asyncio.Queue[list[ObjectChange]] = asyncio.Queue()
-        self.informers = [Informer(api, r, self._changes.put_nowait, report) for r in WATCHED]
+        # ManagedClusters and ClusterProfiles both describe clusters: one per name.
+        self.names = ClusterNames(report, profile_namespace)
+        self.informers = [
+            Informer(api, r, self._emit_clusters if r in CLUSTER_KINDS else self._emit, report)
+            for r in WATCHED
+        ]
         self.report = report
         self.optional = optional  # not served: not watched (the MWRS controller is off)
         self.scores = scores  # not served: not watched (add-on scores are all 0)
+
+    def _emit(self, changes: list[ObjectChange]) -> None:
+        self._changes.put_nowait(changes)
+
+    def _emit_clusters(self, changes: list[ObjectChange]) -> None:
+        kept = self.names.apply_all(changes)
+        if kept:
+            self._changes.put_nowait(kept)
 
     async def initial_objects(self) -> list[KubeObject]:
         """List every resource (retrying API errors with backoff, not a 403). An
@@ -266,6 +286,9 @@ class HubSource:
                         self._leave_out_optional(err)
                         continue
                     if isinstance(err, NotServed):
+                        if informer.resource == CLUSTER_PROFILES:
+                            self.informers.remove(informer)  # an OCM hub without them
+                            continue
                         if informer.resource != self.scores:
                             raise not_served(informer.resource) from None
                         self.informers.remove(informer)
@@ -278,7 +301,13 @@ class HubSource:
                     self.report(f"{err}; retrying in {delay:.1f} s")
                     await asyncio.sleep(delay)
                     delay = min(delay * 2, BACKOFF_CAP_S)
-        return [obj for informer in self.informers for obj in informer.cache.values()]
+        objects: list[KubeObject] = []
+        for informer in self.informers:
+            if informer.resource in CLUSTER_KINDS:
+                self.names.apply_all(ObjectChange(None, obj) for obj in informer.cache.values())
+            else:
+                objects.extend(informer.cache.values())
+        return [*self.names.clusters(), *objects]
 
     def _leave_out_optional(self, err: NotFound) -> None:
         self.informers = [i for i in self.informers if i.resource not in self.optional]
