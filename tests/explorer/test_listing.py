@@ -160,3 +160,20 @@ def test_the_openapi_schema_documents_the_paging(listed: TestClient) -> None:
     assert params["limit"]["schema"]["maximum"] == 5000
     assert params["show"]["schema"]["enum"] == ["all", "satisfied", "unsatisfied"]
     assert "offset`` + ``limit`` < ``matched``" in operation["description"]
+
+
+def test_the_list_says_when_the_controller_may_settle_elsewhere(tmp_path) -> None:
+    """As schedule and what-if do: placements coupled by Balance may settle elsewhere
+    than the one pass the explorer shows; the example fleet has none."""
+    from clusterplace.codecs import expand_sources, load_fleet
+    from clusterplace.web.state import Explorer, FleetSource
+    from tests.support.coupled import coupled
+    from tests.support.explorer import NOW, example_explorer
+
+    hub = coupled(tmp_path)
+    source = FleetSource(load=lambda: load_fleet(expand_sources([str(hub)])), label="-f hub")
+    page = TestClient(create_app(Explorer(source, NOW, None), hosts=TEST_HOSTS)).get("/placements")
+    assert 'id="one-pass-note"' in page.text
+    assert "clusterplace schedule --settle" in page.text
+    quiet = TestClient(create_app(example_explorer(), hosts=TEST_HOSTS)).get("/placements")
+    assert 'id="one-pass-note"' not in quiet.text

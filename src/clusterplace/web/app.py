@@ -239,6 +239,7 @@ def create_app(state: Explorer, *, hosts: HostRule, max_body: int = MAX_BODY_BYT
             rows = page_of(current, kept[pages.start : pages.stop])
             statuses = list(listing.statuses)
             total = len(listing.entries)
+            one_pass = current.one_pass_may_move()
         if chosen.status and chosen.status not in dict(statuses):
             statuses.append((chosen.status, 0))  # asked for in the URL: shown, with its 0
         return page(
@@ -251,6 +252,7 @@ def create_app(state: Explorer, *, hosts: HostRule, max_body: int = MAX_BODY_BYT
             page_url=_page_url(request),
             chosen=chosen,
             statuses=statuses,
+            one_pass=one_pass,
         )
 
     @app.get("/placements/{namespace}/{name}", response_class=HTMLResponse, include_in_schema=False)

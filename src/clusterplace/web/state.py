@@ -20,6 +20,7 @@ from clusterplace.errors import ClusterplaceError
 from clusterplace.scheduling import IncrementalSchedule, PlacementResult
 from clusterplace.scheduling.explain import ClusterExplanation, explain
 from clusterplace.scheduling.live import differences
+from clusterplace.scheduling.settle import may_move
 from clusterplace.web.events import EventBatch, EventReader
 from clusterplace.web.listing import Listing
 
@@ -66,6 +67,7 @@ class Explorer:
         self.run = IncrementalSchedule(source.load(), now=now)
         self._explained: dict[tuple[str, str], list[ClusterExplanation]] = {}
         self._listing: Listing | None = None
+        self._may_move: bool | None = None
 
     def refresh(self) -> bool:
         """Read the source again if it changed (a live hub); True when it did and
@@ -130,7 +132,17 @@ class Explorer:
             results = self.run.result.placements
             if self._listing is None or not self._listing.holds(results):
                 self._listing = Listing.of(results)
+                self._may_move = None
             return self._listing
+
+    def one_pass_may_move(self) -> bool:
+        """Whether the controller could settle some placement elsewhere than this one
+        pass shows (placements coupled by Balance or Steady); kept with the listing."""
+        with self.lock:
+            self.listing()  # a new listing (the results moved) forgets the answer
+            if self._may_move is None:
+                self._may_move = may_move(self.run.result)
+            return self._may_move
 
     def rollout_time(self) -> datetime:
         """The time rollouts are explained at: the clock's (a live hub's soaks end as
