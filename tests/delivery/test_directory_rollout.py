@@ -13,7 +13,16 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.support.rollout_hub import T0, conditions, once, report, status, works, write_hub
+from tests.support.rollout_hub import (
+    T0,
+    conditions,
+    once,
+    report,
+    status,
+    work_path,
+    works,
+    write_hub,
+)
 
 
 def test_canary_first_then_the_rest_after_the_soak(tmp_path: Path) -> None:
@@ -114,7 +123,7 @@ def test_a_degraded_work_counted_as_succeeded_is_named(tmp_path: Path) -> None:
     write_hub(hub)
     once(hub, T0)
     report(hub, "c1", "done", T0)
-    path = hub / ".clusterplace" / "manifestworks" / "c1" / "web.yaml"
+    path = work_path(hub, "c1")
     work = yaml.safe_load(path.read_text())
     work["status"]["conditions"].append({**work["status"]["conditions"][0], "type": "Degraded"})
     path.write_text(yaml.safe_dump(work))
@@ -316,7 +325,7 @@ def test_a_work_agents_unreadable_status_is_kept_when_the_work_is_rewritten(
     hub = tmp_path / "hub"
     write_hub(hub)
     once(hub, T0)
-    path = hub / ".clusterplace" / "manifestworks" / "c1" / "web.yaml"
+    path = work_path(hub, "c1")
     work = yaml.safe_load(path.read_text())
     unreadable = {"conditions": [{"type": "Applied", "status": "Maybe"}]}
     work["status"] = unreadable

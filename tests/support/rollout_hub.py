@@ -13,7 +13,7 @@ import yaml
 
 from clusterplace.cli.main import main
 
-__all__ = ["T0", "conditions", "once", "report", "status", "works", "write_hub"]
+__all__ = ["T0", "conditions", "once", "report", "status", "work_path", "works", "write_hub"]
 
 GROUP = "cluster.open-cluster-management.io"
 T0 = "2026-06-01T00:00:00Z"
@@ -106,9 +106,15 @@ def works(hub: Path) -> dict[str, dict[str, Any]]:
     return {p.parent.name: yaml.safe_load(p.read_text()) for p in sorted(folder.glob("*/*.yaml"))}
 
 
+def work_path(hub: Path, cluster: str) -> Path:
+    """The file of the cluster's one work (its name carries a digest of its owner)."""
+    (path,) = (hub / ".clusterplace" / "manifestworks" / cluster).glob("*.yaml")
+    return path
+
+
 def report(hub: Path, cluster: str, state: str, at: str) -> None:
     """What a work agent writes into the work's status (the cluster's one work)."""
-    (path,) = (hub / ".clusterplace" / "manifestworks" / cluster).glob("*.yaml")
+    path = work_path(hub, cluster)
     work = yaml.safe_load(path.read_text())
     generation = work["metadata"]["generation"]
 
