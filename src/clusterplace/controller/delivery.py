@@ -37,14 +37,13 @@ from clusterplace.controller.queue import WorkQueue
 from clusterplace.controller.sink import HubRefused, HubWriteError
 from clusterplace.delivery import WARNINGS, ReplicaSetPlan, plan_replica_set
 from clusterplace.delivery.works import work_name, work_owner
-from clusterplace.scheduling import Event
+from clusterplace.scheduling import SETTLE_LIMIT, Event
 
 __all__ = ["CONFLICT", "DeliveryReconciler", "DeliveryState", "DeliveryStats", "WorkSink"]
 
 RESYNC = 1800.0  # seconds: upstream's informer resync, as its longest requeue
-# With --once: an MWRS synced this many times in one drain (each sync writing, and the
+# With --once: an MWRS synced SETTLE_LIMIT times in one drain (each sync writing, and the
 # echo of the write enqueuing it again) has not settled; it is left as it is.
-SETTLE_LIMIT = 32
 CONFLICT = "WorkConflict"  # clusterplace's own: a work another owner holds
 DELIVERY_KINDS = (ManifestWorkReplicaSet, ManifestWork, Placement, PlacementDecision)
 

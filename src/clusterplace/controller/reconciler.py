@@ -33,7 +33,7 @@ from clusterplace.controller.sink import HubRefused, HubWriteError, HubWriteReje
 from clusterplace.controller.state import HubState
 from clusterplace.controller.sync import SyncPlan, Write, plan_sync, score_expiry
 from clusterplace.errors import ClusterplaceError
-from clusterplace.scheduling import Event
+from clusterplace.scheduling import SETTLE_LIMIT, Event
 
 __all__ = ["HubSourceEnded", "Reconciler", "SyncObserver", "SyncStats", "synced_text"]
 
@@ -47,9 +47,9 @@ REJECTED = "the hub rejected its last writes; retried when the placement changes
 REJECTED_RETRY = 300.0
 REJECTED_RETRY_CAP = 3600.0
 NOTE_MAX = 1000  # an event's note is at most 1 KiB on Kubernetes
-# With --once, a placement synced this many times in one run (each sync writing, and the
-# echo of the write enqueuing it again) has not settled: it is left as it is.
-SETTLE_LIMIT = 32
+# With --once, a placement synced SETTLE_LIMIT times in one run (each sync writing, and
+# the echo of the write enqueuing it again) has not settled: it is left as it is. The
+# limit is the one schedule --settle keeps, so both leave a placement at the same sync.
 
 
 def synced_text(syncs: int, placements: int) -> str:

@@ -23,10 +23,11 @@ from clusterplace.scheduling.incremental import ChangeReport, IncrementalSchedul
 from clusterplace.scheduling.live import LiveFleet, Reach, differences
 from clusterplace.scheduling.results import PlacementResult, ScheduleResult
 from clusterplace.scheduling.scheduler import schedule, schedule_one
-from clusterplace.scheduling.settle import Settled, settle
+from clusterplace.scheduling.settle import SETTLE_LIMIT, Settled, settle
 from clusterplace.scheduling.snapshot import Snapshot
 
 __all__ = [
+    "SETTLE_LIMIT",
     "SIDES",
     "ChangeReport",
     "ClusterExplanation",
