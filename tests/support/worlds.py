@@ -11,7 +11,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from clusterplace.api import KubeObject, ManagedCluster
+from clusterplace.api import KubeObject, ManagedCluster, Placement
 from clusterplace.scheduling import ScheduleResult
 from clusterplace.scheduling.explain import explain_placement
 from tests.support.builders import (
@@ -36,6 +36,7 @@ __all__ = [
     "ZONES",
     "ClusterSpec",
     "World",
+    "any_change",
     "changes",
     "fingerprint",
     "placements",
@@ -266,3 +267,103 @@ def changes(draw: st.DrawFn, world: World) -> list[tuple[str, int, Any]]:
             value = draw(st.integers(-20, 100))
         out.append((what, index, value))
     return out
+
+
+NAMESPACES = ["ns1", "ns2"]
+NAMES = [f"p{k}" for k in range(8)]
+
+
+@st.composite
+def any_change(draw: st.DrawFn, world: World) -> tuple[str, KubeObject, bool]:
+    """One change of any kind to a world's fleet: (what, the object, whether it is
+    deleted). Placements edited, created, deleted, disabled or being deleted;
+    decisions of a placement or of none; bindings and cluster sets (a bad selector
+    among them); a cluster updated; a score; a cluster added or removed."""
+    names = [c.name for c in world.clusters]
+    what = draw(
+        st.sampled_from(
+            [
+                "placement",
+                "placement",
+                "placement",
+                "unplace",
+                "disable",
+                "deleting",
+                "decision",
+                "decision",
+                "undecide",
+                "manual",
+                "binding",
+                "unbind",
+                "set",
+                "unset",
+                "cluster",
+                "score",
+                "ghost-cluster",
+            ]
+        )
+    )
+    ns, name = draw(st.sampled_from(NAMESPACES)), draw(st.sampled_from(NAMES))
+    if what == "placement":
+        return what, draw(placements(ns, name)), False
+    if what == "unplace":
+        return what, placement(ns, name), True
+    if what in ("disable", "deleting"):
+        found = draw(placements(ns, name))
+        assert isinstance(found, Placement)
+        if what == "disable":
+            annotations = {
+                "cluster.open-cluster-management.io/experimental-scheduling-disable": "true"
+            }
+            return (
+                what,
+                found.model_copy(
+                    update={
+                        "metadata": found.metadata.model_copy(update={"annotations": annotations})
+                    }
+                ),
+                False,
+            )
+        meta = found.metadata.model_copy(update={"deletion_timestamp": NOW - timedelta(minutes=1)})
+        return what, found.model_copy(update={"metadata": meta}), False
+    if what in ("decision", "undecide"):
+        picked = draw(st.lists(st.sampled_from([*names, "ghost"]), min_size=0, max_size=3))
+        label = draw(st.sampled_from([name, name, None]))
+        number = draw(st.integers(1, 2))
+        # (An unlabelled decision never bears a name its placement's would.)
+        called = f"{name}-decision-{number}" if label else f"loose-{number}"
+        made = decision(ns, called, picked, placement_label=label)
+        return what, made, what == "undecide"
+    if what == "manual":
+        picked = draw(st.lists(st.sampled_from(names), min_size=1, max_size=3))
+        return what, decision("ns3", "manual", picked, placement_label=None), draw(st.booleans())
+    if what in ("binding", "unbind"):
+        set_name = draw(st.sampled_from([*SETS, "prod", "missing"]))
+        return what, binding(ns, set_name), what == "unbind"
+    if what in ("set", "unset"):
+        set_name = draw(st.sampled_from([*SETS, "prod", "missing"]))
+        kind = draw(st.sampled_from(["exclusive", "zone", "bad"]))
+        if kind == "exclusive":
+            made_set = cluster_set(set_name)
+        elif kind == "zone":
+            made_set = cluster_set(
+                set_name, "LabelSelector", {"matchLabels": {"zone": draw(st.sampled_from(ZONES))}}
+            )
+        else:
+            expression = {"key": "zone", "operator": "In", "values": []}
+            made_set = cluster_set(set_name, "LabelSelector", {"matchExpressions": [expression]})
+        return what, made_set, what == "unset"
+    if what == "cluster":
+        spec = world.clusters[draw(st.integers(0, len(world.clusters) - 1))]
+        spec.env = draw(st.sampled_from(ENVS))
+        spec.zone = draw(st.sampled_from(ZONES))
+        return what, spec.build(), False
+    if what == "score":
+        who = draw(st.sampled_from(names))
+        return what, score(who, "demo", {"demo": draw(st.integers(-20, 100))}), False
+    # A cluster added or removed: the one change that schedules everything again.
+    return (
+        what,
+        cluster("c-extra", labels={"zone": "a", "env": "prod"}, cluster_set="clusterset1"),
+        draw(st.booleans()),
+    )

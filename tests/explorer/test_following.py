@@ -1,0 +1,80 @@
+"""The explorer follows a changing source change by change: after any sequence of
+changes of any kind, every page and answer (placement list, placement pages and their
+fates, the heat map, clusters, why-not, what-if) is exactly what an explorer started
+afresh on the changed fleet shows, and only a cluster added or removed schedules the
+fleet again whole."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi.testclient import TestClient
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from clusterplace.api import Fleet
+from clusterplace.web import Explorer, FleetSource, create_app
+from tests.support.builders import NOW
+from tests.support.explorer import TEST_HOSTS
+from tests.support.worlds import World, any_change, worlds
+
+
+class Source:
+    """A fleet that changes under the explorer, as a watched folder's does."""
+
+    def __init__(self, world: World) -> None:
+        self.fleet = Fleet.of(world.objects())
+        self.version = 0
+
+    def source(self) -> FleetSource:
+        return FleetSource(load=self.fleet.copy, version=lambda: self.version)
+
+
+def _seen(client: TestClient, fleet: Fleet) -> list[Any]:
+    """Everything the pages and the API show of the fleet."""
+    seen: list[Any] = [
+        client.get("/api/placements", params={"limit": 1000}).json(),
+        client.get("/api/heatmap").json(),
+        client.get("/api/clusters").json(),
+        client.get("/placements").text,
+        client.get("/heatmap").text,
+    ]
+    for namespace, name in sorted(fleet.placements):
+        seen.append(client.get(f"/api/placements/{namespace}/{name}").json())
+        seen.append(client.get(f"/placements/{namespace}/{name}").text)
+        for cluster in sorted(fleet.clusters)[:2]:
+            why = client.get(f"/api/placements/{namespace}/{name}/why-not/{cluster}")
+            assert why.status_code == 200, why.text
+            seen.append(why.json())
+    if fleet.clusters:
+        first = sorted(fleet.clusters)[0]
+        edit = {"set": [f"ManagedCluster/{first}:labels.env=dev"]}
+        response = client.post("/api/what-if", json=edit)
+        assert response.status_code == 200, response.text
+        answer = response.json()
+        answer.pop("seconds", None)
+        seen.append(answer)
+    return seen
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_pages_after_changes_are_those_of_a_fresh_explorer(data: st.DataObject) -> None:
+    world = data.draw(worlds())
+    changing = Source(world)
+    explorer = Explorer(changing.source(), NOW)
+    client = TestClient(create_app(explorer, hosts=TEST_HOSTS))
+    moved = 0
+    for _ in range(data.draw(st.integers(1, 5))):
+        what, obj, deleted = data.draw(any_change(world))
+        if deleted:
+            changing.fleet.remove(obj)
+        else:
+            changing.fleet.add(obj)
+        moved += what == "ghost-cluster"
+        changing.version += 1
+        explorer.refresh()
+        fresh = Explorer(FleetSource(load=changing.fleet.copy), NOW)
+        want = _seen(TestClient(create_app(fresh, hosts=TEST_HOSTS)), changing.fleet)
+        assert _seen(client, changing.fleet) == want, f"after {what} {obj.ref}"
+    assert explorer.resyncs <= moved  # only clusters added or removed resync
