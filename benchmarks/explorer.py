@@ -109,3 +109,101 @@ def what_if_seconds(size: dict[str, int]) -> float:
         edits = parse_edits([f"cluster/cluster{i}:labels.environment={value}"])
         times.append(what_if(run, edits).seconds)
     return statistics.median(times)
+
+
+def follow_seconds(size: dict[str, int], *, kind: str, rebuild: bool) -> float:
+    """Median time from a changed source to the changed placement's page on the S3
+    fleet (teams' namespaces bound to their own sets): ``Explorer.refresh`` (the source
+    read again, the differences found and followed) and ``GET /placements/NS/NAME``.
+
+    ``kind``: ``placement`` (a placement's ``numberOfClusters`` changed), or ``other``
+    (in turn: a placement created, that placement deleted, a team's binding to another
+    set created and deleted, a PlacementDecision of a placement written). ``rebuild``:
+    every change schedules the fleet again whole, as the explorer did before it
+    followed changes (the resync path)."""
+    from datetime import UTC, datetime
+    from unittest import mock
+
+    from fastapi.testclient import TestClient
+
+    from clusterplace.api import ManagedClusterSetBinding, Placement, PlacementDecision
+    from clusterplace.web import Explorer, FleetSource, HostRule, create_app
+
+    fleet = Fleet.of(fleets.s3_fleet(size["clusters"], size["placements"]))
+    version = [0]
+    state = Explorer(
+        FleetSource(load=fleet.copy, version=lambda: version[0]),
+        datetime(2026, 11, 22, tzinfo=UTC),
+    )
+    client = TestClient(create_app(state, hosts=HostRule(frozenset({"testserver"}), 80)))
+    rng = random.Random(7)
+    keys = sorted(fleet.placements)
+
+    def placement_edit(k: int) -> tuple[str, str]:
+        key = rng.choice(keys)
+        body = fleet.placements[key].model_dump(mode="json", by_alias=True, exclude_none=True)
+        body["spec"]["numberOfClusters"] = 1 + (body["spec"].get("numberOfClusters", 1) % 5)
+        fleet.add(Placement.model_validate(body))
+        return key
+
+    def other(k: int) -> tuple[str, str]:
+        step = k % 4
+        team = f"team-{k % 10:02d}"
+        if step == 0:  # a placement created (sorts among the team's others)
+            body = fleet.placements[(team, "app-00000" if k % 10 == 0 else f"app-{k % 10:05d}")]
+            made = body.model_dump(mode="json", by_alias=True, exclude_none=True)
+            made["metadata"] = {"name": f"app-{k:05d}-new", "namespace": team}
+            made.pop("status", None)
+            fleet.add(Placement.model_validate(made))
+            return team, f"app-{k:05d}-new"
+        if step == 1:  # that placement deleted; show its team's first placement
+            gone = (f"team-{(k - 1) % 10:02d}", f"app-{k - 1:05d}-new")
+            fleet.remove(fleet.placements[gone])
+            return keys[0]
+        if step == 2:  # a team bound to another team's set, then not
+            binding = ManagedClusterSetBinding.model_validate(
+                {
+                    "apiVersion": "cluster.open-cluster-management.io/v1beta2",
+                    "kind": "ManagedClusterSetBinding",
+                    "metadata": {"name": "team-00", "namespace": team},
+                    "spec": {"clusterSet": "team-00"},
+                }
+            )
+            if fleet.get(binding) is None:
+                fleet.add(binding)
+            else:
+                fleet.remove(binding)
+            return next(key for key in keys if key[0] == team)
+        key = rng.choice(keys)  # a decision written (as a hub's controller does)
+        result = state.run.result.get(*key)
+        assert result is not None
+        names = [n for d in result.decisions for n in d.cluster_names]
+        decision = PlacementDecision.model_validate(
+            {
+                "apiVersion": "cluster.open-cluster-management.io/v1beta1",
+                "kind": "PlacementDecision",
+                "metadata": {
+                    "name": f"{key[1]}-decision-1",
+                    "namespace": key[0],
+                    "labels": {"cluster.open-cluster-management.io/placement": key[1]},
+                },
+                "status": {"decisions": [{"clusterName": n, "reason": ""} for n in names]},
+            }
+        )
+        fleet.add(decision)
+        return key
+
+    change = placement_edit if kind == "placement" else other
+    limit = -1 if rebuild else 500
+    times = []
+    with mock.patch("clusterplace.web.state._FOLLOW_AT_MOST", limit):
+        for k in range(size["changes"]):
+            namespace, name = change(k)
+            version[0] += 1
+            start = time.perf_counter()
+            state.refresh()
+            response = client.get(f"/placements/{namespace}/{name}")
+            times.append(time.perf_counter() - start)
+            if response.status_code != 200:
+                raise AssertionError(f"placement page: {response.status_code}")
+    return statistics.median(times)

@@ -242,6 +242,17 @@ def _explorer_what_if(size: dict[str, int]) -> tuple[float, float]:
     return what_if_seconds(size), 1
 
 
+def _explorer_follow(kind: str, rebuild: bool) -> Callable[[dict[str, int]], tuple[float, float]]:
+    """A change to the source until the changed placement's page: followed, or rebuilt."""
+
+    def run(size: dict[str, int]) -> tuple[float, float]:
+        from benchmarks.explorer import follow_seconds
+
+        return follow_seconds(size, kind=kind, rebuild=rebuild), 1
+
+    return run
+
+
 SCENARIOS = [
     in_process(
         "S1",
@@ -520,6 +531,42 @@ SCENARIOS = [
         {"clusters": 200, "placements": 200, "changes": 4},
         _explorer_what_if,
         0.1,
+    ),
+    Scenario(
+        "E6-follow-placement",
+        "explorer: a placement edited until its page shows it, followed (S3, 5,000 x 1,000)",
+        "changes",
+        {"clusters": 1000, "placements": 5000, "changes": 12},
+        {"clusters": 100, "placements": 300, "changes": 4},
+        _explorer_follow("placement", rebuild=False),
+        0.3,
+    ),
+    Scenario(
+        "E6-rebuild-placement",
+        "explorer: a placement edited until its page shows it, the fleet scheduled again whole",
+        "changes",
+        {"clusters": 1000, "placements": 5000, "changes": 12},
+        {"clusters": 100, "placements": 300, "changes": 4},
+        _explorer_follow("placement", rebuild=True),
+        None,
+    ),
+    Scenario(
+        "E7-follow-other",
+        "explorer: placement created/deleted, binding, decision, until a page shows it, followed",
+        "changes",
+        {"clusters": 1000, "placements": 5000, "changes": 12},
+        {"clusters": 100, "placements": 300, "changes": 4},
+        _explorer_follow("other", rebuild=False),
+        0.3,
+    ),
+    Scenario(
+        "E7-rebuild-other",
+        "explorer: the same changes, the fleet scheduled again whole",
+        "changes",
+        {"clusters": 1000, "placements": 5000, "changes": 12},
+        {"clusters": 100, "placements": 300, "changes": 4},
+        _explorer_follow("other", rebuild=True),
+        None,
     ),
     in_process(
         "S5-matches",

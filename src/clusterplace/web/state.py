@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from datetime import datetime
 
-from clusterplace.api import Fleet, ManagedCluster
+from clusterplace.api import Fleet, KubeObject, ManagedCluster
 from clusterplace.defkit.module import Module
 from clusterplace.delivery.explain import (
     RolloutExplanation,
@@ -20,7 +20,6 @@ from clusterplace.errors import ClusterplaceError
 from clusterplace.scheduling import PlacementResult
 from clusterplace.scheduling.explain import ClusterExplanation, explain
 from clusterplace.scheduling.following import FollowingSchedule
-from clusterplace.scheduling.live import differences
 from clusterplace.scheduling.settle import may_move
 from clusterplace.web.events import EventBatch, EventReader
 from clusterplace.web.listing import Listing
@@ -105,7 +104,7 @@ class Explorer:
         whole (a resync) when clusters were added or removed (every cluster's position
         in the run moves), or when so many objects changed at once that following them
         one by one would cost more."""
-        changes = differences(self.run.fleet, fleet)
+        changes = _changes(self.run.fleet, fleet)
         moved = any(
             isinstance(old or new, ManagedCluster) and (old is None or new is None)
             for old, new in changes
@@ -201,3 +200,20 @@ class Explorer:
         if self.source.events is None:
             return EventBatch()
         return self.source.events(cursor)
+
+
+def _changes(before: Fleet, after: Fleet) -> list[tuple[KubeObject | None, KubeObject | None]]:
+    """The changes (old, new) that make ``before`` into ``after``, as
+    :func:`clusterplace.scheduling.differences` finds them, table by table: an object
+    the two fleets share is passed over without comparing it."""
+    changes: list[tuple[KubeObject | None, KubeObject | None]] = []
+    for table in fields(Fleet):
+        old_table, new_table = getattr(before, table.name), getattr(after, table.name)
+        if not isinstance(old_table, dict):
+            continue  # documents of kinds nothing models
+        for key, obj in new_table.items():
+            old = old_table.get(key)
+            if old is not obj and old != obj:
+                changes.append((old, obj))
+        changes.extend((old, None) for key, old in old_table.items() if key not in new_table)
+    return changes
