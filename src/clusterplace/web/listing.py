@@ -5,6 +5,7 @@ page of 100 out of thousands filters the list and builds only its own rows."""
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -79,24 +80,28 @@ class Listing:
 
     @classmethod
     def of(cls, results: list[PlacementResult]) -> Listing:
-        entries = []
-        for position, result in enumerate(results):
-            placement = result.placement
-            namespace, name = placement.namespace, placement.name
-            entries.append(
-                Listed(
-                    namespace,
-                    name,
-                    f"{namespace}/{name}".lower(),
-                    result.satisfied,
-                    placement_status(result),
-                    position,
-                )
-            )
+        entries = [_listed(result, position) for position, result in enumerate(results)]
         entries.sort(key=lambda e: ref_key(e.namespace, e.name))
+        return cls._counted(entries)
+
+    @classmethod
+    def _counted(cls, entries: list[Listed]) -> Listing:
         counts = Counter(e.status for e in entries)
         statuses = sorted(counts.items(), key=lambda item: (-item[1], natural_key(item[0])))
         return cls(tuple(entries), tuple(statuses))
+
+    def updated(self, results: list[PlacementResult], positions: Iterable[int]) -> Listing:
+        """This listing with the results at ``positions`` read again: the run's
+        placements are the same, in the same places; only those were scheduled again
+        (a change followed by the run), so nothing needs sorting again."""
+        wanted = set(positions)
+        if not wanted:
+            return self
+        entries = list(self.entries)
+        for at, entry in enumerate(entries):
+            if entry.position in wanted:
+                entries[at] = _listed(results[entry.position], entry.position)
+        return self._counted(entries)
 
     def kept(self, chosen: PlacementFilter) -> list[Listed]:
         """The entries ``chosen`` keeps, in order."""
@@ -113,6 +118,19 @@ class Listing:
             (r := results[e.position].placement).namespace == e.namespace and r.name == e.name
             for e in self.entries[:1] + self.entries[-1:]
         )
+
+
+def _listed(result: PlacementResult, position: int) -> Listed:
+    placement = result.placement
+    namespace, name = placement.namespace, placement.name
+    return Listed(
+        namespace,
+        name,
+        f"{namespace}/{name}".lower(),
+        result.satisfied,
+        placement_status(result),
+        position,
+    )
 
 
 def placement_row(result: PlacementResult) -> dict[str, Any]:

@@ -87,23 +87,30 @@ class Explorer:
             self._version = version  # tried once per change, good or bad
             try:
                 fleet = self.source.load()
-                self._follow(fleet)
+                rescheduled = self._follow(fleet)
             except ClusterplaceError as err:
                 self.problem = f"{err}\n(showing the last good state)"
                 self.report(self.problem)
                 return False
             self.problem = None
-            self._explained.clear()
-            self._listing = None
+            self._explained.clear()  # a cluster's explanation may change where none moved
+            if rescheduled is None or self._listing is None:
+                self._listing = None
+            else:  # the same placements in the same places: only those rows move
+                self._listing = self._listing.updated(self.run.result.placements, rescheduled)
+            self._may_move = None
         return True
 
-    def _follow(self, fleet: Fleet) -> None:
+    def _follow(self, fleet: Fleet) -> set[int] | None:
         """Bring the run up to ``fleet``, change by change, as the controller follows
         its hub: each object created, updated or deleted schedules again only the
         placements it reaches (:class:`FollowingSchedule`). The fleet is scheduled again
         whole (a resync) when clusters were added or removed (every cluster's position
         in the run moves), or when so many objects changed at once that following them
-        one by one would cost more."""
+        one by one would cost more.
+
+        Returns the places in the run of the placements scheduled again, or None when
+        placements came, went or everything was scheduled again."""
         changes = _changes(self.run.fleet, fleet)
         moved = any(
             isinstance(old or new, ManagedCluster) and (old is None or new is None)
@@ -112,13 +119,23 @@ class Explorer:
         if moved or len(changes) > _FOLLOW_AT_MOST:
             self.run = FollowingSchedule(fleet, now=self.now)
             self.resyncs += 1
-            return
+            return None
+        run = self.run
+        reports = []
         for old, new in changes:
             if new is not None:
-                self.run.apply(new)
+                reports.append(run.apply(new))
             elif old is not None:
-                self.run.delete(old)
-        self.run.fleet.unknown = list(fleet.unknown)  # documents nothing schedules
+                reports.append(run.delete(old))
+        run.fleet.unknown = list(fleet.unknown)  # documents nothing schedules
+        if any(report.full for report in reports):
+            return None
+        return {
+            j
+            for report in reports
+            for key in report.rescheduled
+            if (j := run.step_of(key)) is not None
+        }
 
     def explained(
         self, namespace: str, name: str
