@@ -123,7 +123,7 @@ class FollowingSchedule(IncrementalSchedule):
                 if not steps:
                     del self._groups[was]
                 bisect.insort(self._groups.setdefault(now, []), j)
-            self._filter_specs[j] = repr((new.spec.predicates, new.spec.tolerations))
+            self._filter_specs[j] = _filter_spec(new)
             return self._reschedule({j}, ref)
         if isinstance(new, Placement):  # created: scheduled in its place in the run
             key = (new.namespace, new.name)
@@ -254,6 +254,7 @@ class FollowingSchedule(IncrementalSchedule):
             for j, key in enumerate(self._keys)
             if self._ledger.balance[j] and keep_maxima
         }
+        specs = dict(zip(self._keys, self._filter_specs, strict=True))  # placements kept
         inputs = self._inputs = DecisionStore(
             (fleet.decisions[k] for k in sorted(fleet.decisions)), snapshot.index
         )
@@ -288,8 +289,8 @@ class FollowingSchedule(IncrementalSchedule):
         for j, key in enumerate(keys):
             self._groups.setdefault(candidates_key(fleet.placements[key]), []).append(j)
         self._filter_specs = [
-            repr((p.spec.predicates, p.spec.tolerations))
-            for p in (fleet.placements[key] for key in keys)
+            known if (known := specs.get(key)) is not None else _filter_spec(fleet.placements[key])
+            for key in keys
         ]
 
     def _reschedule_step(self, j: int) -> dict[int, int]:
@@ -366,6 +367,11 @@ class FollowingSchedule(IncrementalSchedule):
                     if shift[position]:
                         pending[ledger.sensitive(position, j, shift[position])] = True
         return report
+
+
+def _filter_spec(placement: Placement) -> str:
+    """What the filters read of a placement, as IncrementalSchedule compares it."""
+    return repr((placement.spec.predicates, placement.spec.tolerations))
 
 
 def _same_candidates(a: Candidates, b: Candidates) -> bool:
