@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, fields
 from datetime import datetime
 
-from clusterplace.api import Fleet, KubeObject, ManagedCluster
+from clusterplace.api import Fleet, KubeObject, ManagedCluster, Placement, PlacementDecision
 from clusterplace.defkit.module import Module
 from clusterplace.delivery.explain import (
     RolloutExplanation,
@@ -27,9 +27,12 @@ from clusterplace.web.listing import Listing
 __all__ = ["Explorer", "FleetSource"]
 
 # More changes at once than this are not followed one by one: the fleet is scheduled
-# again whole (each followed change costs a few milliseconds at 5,000 placements, a
-# whole run a few seconds).
+# again whole. A change to a cluster, a score or a placement costs milliseconds at
+# 5,000 placements, a whole run seconds; a placement created or deleted or a decision
+# builds the run's bookkeeping again (a tenth to half a second there), so more than a
+# few of those at once cost more than one whole run.
 _FOLLOW_AT_MOST = 500
+_RESTRUCTURE_AT_MOST = 8
 
 
 @dataclass(frozen=True)
@@ -106,8 +109,9 @@ class Explorer:
         its hub: each object created, updated or deleted schedules again only the
         placements it reaches (:class:`FollowingSchedule`). The fleet is scheduled again
         whole (a resync) when clusters were added or removed (every cluster's position
-        in the run moves), or when so many objects changed at once that following them
-        one by one would cost more.
+        in the run moves), or when so many objects changed at once (or placements came
+        and went, or decisions changed, more than a few at once) that following them one
+        by one would cost more.
 
         Returns the places in the run of the placements scheduled again, or None when
         placements came, went or everything was scheduled again."""
@@ -116,7 +120,12 @@ class Explorer:
             isinstance(old or new, ManagedCluster) and (old is None or new is None)
             for old, new in changes
         )
-        if moved or len(changes) > _FOLLOW_AT_MOST:
+        restructuring = sum(
+            isinstance(old or new, PlacementDecision)
+            or (isinstance(old or new, Placement) and (old is None or new is None))
+            for old, new in changes
+        )
+        if moved or len(changes) > _FOLLOW_AT_MOST or restructuring > _RESTRUCTURE_AT_MOST:
             self.run = FollowingSchedule(fleet, now=self.now)
             self.resyncs += 1
             return None
