@@ -66,7 +66,9 @@ OUT_OF_PROCESS = {
 # an edit and its undo, each rescheduling what the edit reaches) or another page of the
 # heatmap (E3: every cell read from the scheduled results and encoded), or another page of
 # the placement list, filtered or not (E4 the page, E5 the API: every placement filtered
-# and sorted, the page's rows built). R1/R2 time a delivery
+# and sorted, the page's rows built), or a change to the source until the changed
+# placement's page shows it (E6/E7: each change is another object, followed or the fleet
+# scheduled again whole, and the page explained afresh). R1/R2 time a delivery
 # controller on files: each step is a real sync that writes works, and checks that the
 # rollout moved (R1: the next work written; R2: every cluster's work, and Complete).
 SELF_TIMED = {
@@ -75,6 +77,10 @@ SELF_TIMED = {
     "E3-heatmap",
     "E4-placement-list",
     "E5-placement-list-api",
+    "E6-follow-placement",
+    "E6-rebuild-placement",
+    "E7-follow-other",
+    "E7-rebuild-other",
     "R1-status-p50",
     "R1-status-p99",
     "R2-full-rollout",
