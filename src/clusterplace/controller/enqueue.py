@@ -35,7 +35,7 @@ from clusterplace.api import (
 from clusterplace.api.placement import PLACEMENT_LABEL
 from clusterplace.controller.changes import Key, ObjectChange
 from clusterplace.controller.state import HubState
-from clusterplace.scheduling import SetSelectorError, cluster_set_selector
+from clusterplace.scheduling.for_controllers import SetSelectorError, cluster_set_selector
 
 __all__ = ["addon_resources", "is_placement_input", "placements_to_sync"]
 

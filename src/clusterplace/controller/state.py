@@ -30,11 +30,7 @@ from clusterplace.api import (
 from clusterplace.api.placement import PLACEMENT_LABEL
 from clusterplace.controller.changes import Key, ObjectChange
 from clusterplace.controller.work_index import WorkIndex
-from clusterplace.scheduling import (
-    LiveFleet,
-    QueueingHints,
-    Snapshot,
-)
+from clusterplace.scheduling.for_controllers import LiveFleet, QueueingHints, Snapshot
 
 __all__ = ["HubState"]
 

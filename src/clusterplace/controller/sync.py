@@ -24,14 +24,8 @@ from clusterplace.api import Placement, PlacementDecision
 from clusterplace.controller.changes import Key
 from clusterplace.controller.enqueue import addon_resources
 from clusterplace.controller.state import HubState
-from clusterplace.scheduling import (
-    Code,
-    Event,
-    PlacementResult,
-    SyncRecord,
-    schedule_one,
-    sync_record,
-)
+from clusterplace.scheduling import Code, Event, PlacementResult
+from clusterplace.scheduling.for_controllers import SyncRecord, schedule_one, sync_record
 
 __all__ = ["SyncPlan", "Write", "plan_sync", "score_expiry"]
 
