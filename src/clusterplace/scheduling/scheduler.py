@@ -20,8 +20,8 @@ from clusterplace.scheduling.conditions import (
     satisfied_condition,
 )
 from clusterplace.scheduling.decisions import (
+    DecisionPages,
     GroupResult,
-    build_decisions,
     make_groups,
 )
 from clusterplace.scheduling.events import (
@@ -33,7 +33,7 @@ from clusterplace.scheduling.events import (
 from clusterplace.scheduling.framework import Code, Status
 from clusterplace.scheduling.pipeline import Outcome, run_pipeline
 from clusterplace.scheduling.results import PlacementResult, ScheduleResult
-from clusterplace.scheduling.snapshot import Snapshot
+from clusterplace.scheduling.snapshot import DecisionStore, Snapshot
 
 __all__ = ["PlacementResult", "ScheduleResult", "schedule", "schedule_one"]
 
@@ -63,22 +63,33 @@ def schedule(
         for key in sorted(fleet.placements):
             result = schedule_one(snapshot, fleet.placements[key], moment)
             if result.outcome is not None:  # it was scheduled: later placements see it
-                snapshot.decisions.replace(*key, result.decisions)
+                record_decisions(snapshot.decisions, key, result)
             results.append(result)
             if progress is not None and len(results) % _PROGRESS_EVERY == 0:
                 progress(len(results))
     return ScheduleResult(results, snapshot)
 
 
+def record_decisions(store: DecisionStore, key: tuple[str, str], result: PlacementResult) -> None:
+    """Put the result's decisions in place of the placement's in ``store``: counted by
+    cluster at once, the objects built only when someone reads them."""
+    source = result.decision_source
+    if isinstance(source, DecisionPages):
+        store.replace_planned(key[0], key[1], source.names, source.clusters, source)
+    else:
+        store.replace(*key, result.decisions)
+
+
 def _events(
     placement: Placement,
     old: list[PlacementDecision],
-    new: tuple[PlacementDecision, ...],
+    pages: Callable[[], list[PlacementDecision]],
     status: Status,
     outcome: Outcome,
 ) -> list[Event]:
     """The sync's events (built when the result's events are first read: everything
     they depend on is final when the placement has been scheduled)."""
+    new = pages()
     ns, name = placement.namespace, placement.name
     before = {pd.name: pd for pd in old}
     events: list[Event] = []
@@ -166,12 +177,14 @@ def schedule_one(snapshot: Snapshot, placement: Placement, now: datetime) -> Pla
     claims = {n: snapshot.claims(clusters[n]) for n in selected} if grouped else {}
     by_score = outcome.totals if placement.spec.sort_by == "Score" else None
     built, group_error = make_groups(placement, selected, clusters, claims, by_score)
-    groups, decisions = build_decisions(placement, built, by_score)
+    pages = DecisionPages(placement, built, by_score)
+    groups = pages.groups
     if group_error is not None:
         # Upstream lets a group-generation error override the scheduler's status.
         status = Status.misconfigured("", group_error)
-    deleted = _deleted(old, decisions)
-    events = partial(_events, placement, old, tuple(decisions), status, outcome)
+    kept = set(pages.names)
+    deleted = [pd.name for pd in old if pd.name not in kept]
+    events = partial(_events, placement, old, pages, status, outcome)
     updated = partial(_with_status, placement, len(selected), tuple(groups), status, outcome, now)
     requeue = None if outcome.requeue_at is None else outcome.requeue_at - now
-    return PlacementResult(updated, decisions, deleted, events, outcome, groups, status, requeue)
+    return PlacementResult(updated, pages, deleted, events, outcome, groups, status, requeue)
