@@ -174,7 +174,7 @@ class DecisionPages:
         scores: Mapping[str, int] | None = None,
     ) -> None:
         self.namespace = placement.namespace
-        # (name, labels, page clusters in PD order, entries), in order.
+        # Every page: its name, its labels, its clusters in PD order.
         self.names: list[str] = []
         self.labels: list[dict[str, str]] = []
         self.clusters: list[str] = []  # every page's clusters, in order
@@ -182,8 +182,12 @@ class DecisionPages:
         plan: list[tuple[str, dict[str, str], tuple[str, ...]]] = []
         for index, (name, clusters) in enumerate(groups):
             names: list[str] = []
-            pages = [clusters[i : i + PAGE_SIZE] for i in range(0, len(clusters), PAGE_SIZE)]
-            for page in pages or [()]:
+            pages = (
+                [clusters]
+                if len(clusters) <= PAGE_SIZE
+                else [clusters[i : i + PAGE_SIZE] for i in range(0, len(clusters), PAGE_SIZE)]
+            )
+            for page in pages:
                 pd_name = f"{placement.name}-decision-{len(self.names) + 1}"
                 names.append(pd_name)
                 labels = {

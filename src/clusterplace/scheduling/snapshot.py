@@ -100,8 +100,12 @@ class DecisionStore:
         positions = [index.get(name, -1) for name in names]
         if -1 in positions:
             self._count(names, step)
-            return
-        np.add.at(self.counts, positions, step)
+        elif len(positions) <= 32:  # a placement's few: cheaper one by one
+            counts = self.counts
+            for position in positions:
+                counts[position] += step
+        else:
+            np.add.at(self.counts, positions, step)
 
     def _add(self, pd: PlacementDecision) -> None:
         key = (pd.namespace, pd.name)
@@ -262,6 +266,7 @@ class Snapshot:
         self.index: dict[str, int] = {name: i for i, name in enumerate(self.names)}
         # ``spec.taints`` itself, not the ``taints`` property: one call fewer per cluster.
         self.tainted = np.array([bool(c.spec.taints) for c in self.cluster_list], dtype=bool)
+        self._any_tainted: bool | None = None
         self.cluster_sets: dict[str, ManagedClusterSet] = dict(fleet.cluster_sets)
         self.bindings: dict[str, list[ManagedClusterSetBinding]] = defaultdict(list)
         for (namespace, _), binding in sorted(fleet.bindings.items()):
@@ -280,6 +285,13 @@ class Snapshot:
         self._claims: dict[str, dict[str, str]] = {}
         self._unstructured: dict[str, dict[str, Any]] = {}
         self._indexes: dict[type[SnapshotIndex], SnapshotIndex] = {}
+
+    @property
+    def any_tainted(self) -> bool:
+        """Whether any cluster of the fleet has a taint (kept until a cluster changes)."""
+        if self._any_tainted is None:
+            self._any_tainted = bool(self.tainted.any())
+        return self._any_tainted
 
     def index_of(self, kind: type[IndexT]) -> IndexT:
         """The snapshot's index of type ``kind``, built and registered on first use."""
@@ -323,6 +335,7 @@ class Snapshot:
         self.clusters[cluster.name] = cluster
         self.cluster_list[position] = cluster
         self.tainted[position] = bool(cluster.taints)
+        self._any_tainted = None
         self._claims.pop(cluster.name, None)
         self._unstructured.pop(cluster.name, None)
         self.generation += 1
