@@ -290,10 +290,22 @@ def decision_errors(pd: PlacementDecision) -> list[tuple[str, FieldError]]:
     ]
     for key, value in pd.labels.items():
         found += [
-            (key, FieldError.invalid("metadata.labels", key, why)) for why in label_key_errors(key)
+            (key, FieldError.invalid("metadata.labels", key, why)) for why in _label_key_errors(key)
         ]
         found += [
             (key, FieldError.invalid("metadata.labels", value, why))
-            for why in label_value_errors(value)
+            for why in _label_value_errors(value)
         ]
     return found
+
+
+# Decisions share their label keys and most values (group names and indexes): each
+# distinct one is checked once. The answers are tuples, so no caller can change them.
+@lru_cache(maxsize=4096)
+def _label_key_errors(key: str) -> tuple[str, ...]:
+    return tuple(label_key_errors(key))
+
+
+@lru_cache(maxsize=4096)
+def _label_value_errors(value: str) -> tuple[str, ...]:
+    return tuple(label_value_errors(value))
