@@ -174,7 +174,7 @@ def _instrument(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
     )
     _counting(monkeypatch, labels.Selector, "matches", counts, lambda sel, lab: {"matches": 1})
     _counting(monkeypatch, scheduler, "_events", counts, lambda *args: {"event lists": 1})
-    _counting(monkeypatch, scheduler, "_with_status", counts, lambda *args: {"statuses": 1})
+    _counting(monkeypatch, scheduler, "_new_status", counts, lambda *args: {"statuses": 1})
     _counting(monkeypatch, decisions, "_build", counts, lambda *args: {"decision objects": 1})
     _counting(
         monkeypatch,

@@ -121,22 +121,49 @@ def _deleted(old: list[PlacementDecision], new: Iterable[PlacementDecision]) -> 
     return [pd.name for pd in old if pd.name not in kept]
 
 
-def _with_status(
+class NewStatus:
+    """The status a sync gives its placement and the placement with it, each built when
+    first asked for (a settling loop compares the status alone)."""
+
+    __slots__ = ("_args", "_status")
+
+    def __init__(
+        self,
+        placement: Placement,
+        selected: int,
+        groups: tuple[GroupResult, ...],
+        status: Status,
+        outcome: Outcome,
+        now: datetime,
+    ) -> None:
+        self._args = (placement, selected, groups, status, outcome, now)
+        self._status: PlacementStatus | None = None
+
+    def status(self) -> PlacementStatus:
+        if self._status is None:
+            self._status = _new_status(*self._args)
+        return self._status
+
+    def __call__(self) -> Placement:
+        return self._args[0].model_copy(update={"status": self.status()})
+
+
+def _new_status(
     placement: Placement,
     selected: int,
     groups: tuple[GroupResult, ...],
     status: Status,
     outcome: Outcome,
     now: datetime,
-) -> Placement:
-    """``placement`` with the status this sync gives it (built when the result's
-    placement is first read)."""
+) -> PlacementStatus:
+    """The status this sync gives ``placement`` (built when the result's placement or
+    status is first read)."""
     conditions = list((placement.status.conditions if placement.status else None) or [])
     conditions = set_condition(conditions, misconfigured_condition(status, now))
     conditions = set_condition(conditions, satisfied_condition(placement, outcome, status, now))
     # One validation in pydantic's core is faster than model_construct from Python; the
     # conditions are models already, which it takes as they are.
-    new_status = PlacementStatus.model_validate(
+    built = PlacementStatus.model_validate(
         {
             "numberOfSelectedClusters": selected,
             "decisionGroups": [
@@ -151,7 +178,7 @@ def _with_status(
             "conditions": conditions,
         }
     )
-    return placement.model_copy(update={"status": new_status})
+    return built
 
 
 def schedule_one(snapshot: Snapshot, placement: Placement, now: datetime) -> PlacementResult:
@@ -185,6 +212,6 @@ def schedule_one(snapshot: Snapshot, placement: Placement, now: datetime) -> Pla
     kept = set(pages.names)
     deleted = [pd.name for pd in old if pd.name not in kept]
     events = partial(_events, placement, old, pages, status, outcome)
-    updated = partial(_with_status, placement, len(selected), tuple(groups), status, outcome, now)
+    updated = NewStatus(placement, len(selected), tuple(groups), status, outcome, now)
     requeue = None if outcome.requeue_at is None else outcome.requeue_at - now
     return PlacementResult(updated, pages, deleted, events, outcome, groups, status, requeue)

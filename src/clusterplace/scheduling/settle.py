@@ -22,7 +22,7 @@ from clusterplace.api import Fleet, KubeObject, Placement, PlacementDecision
 from clusterplace.collector import collector_paused
 from clusterplace.scheduling.decisions import DecisionPages
 from clusterplace.scheduling.results import PlacementResult, ScheduleResult
-from clusterplace.scheduling.scheduler import record_decisions, schedule_one
+from clusterplace.scheduling.scheduler import NewStatus, record_decisions, schedule_one
 from clusterplace.scheduling.snapshot import Snapshot
 
 __all__ = ["SETTLE_LIMIT", "Settled", "differs_after_settling", "may_move", "settle"]
@@ -64,7 +64,9 @@ def _writes(before: Placement, owned: list[PlacementDecision], result: Placement
         return False  # skipped or failed: upstream writes nothing
     if result.deleted or _decisions_shape(owned) != _result_shape(result):
         return True
-    return result.placement.status != before.status
+    source = result.placement_source
+    status = source.status() if isinstance(source, NewStatus) else result.placement.status
+    return status != before.status
 
 
 def settle(
