@@ -325,13 +325,20 @@ class ShardedController:
         if len(held) > cap:
             await self._hand_over(held[cap:], live)
             return
+        # Every other shard's lease is read each round, so that one whose holder died
+        # is seen free a lease duration after its last renewal, not after its first read.
+        free = {
+            i
+            for i, lease in enumerate(self.leases)
+            if not lease.elector.leading and await self._peek(lease) in (None, self.identity)
+        }
         if len(held) == cap or self._slot_rounds < 2:
             return  # the first round after taking a slot sees the other replicas first
         start = (self.slot or 0) * cap
         for step in range(self.shards):
             index = (start + step) % self.shards
             lease = self.leases[index]
-            if lease.elector.leading:
+            if index not in free:
                 continue
             if await self._try(lease):
                 self._start_renewing(lease)
