@@ -29,8 +29,11 @@ them, as upstream counts every decision, while no sync of this replica ever owns
 enqueues or cleans them up (see docs/semantics.md, "Sharded controllers").
 
 A replica's holder identity ends in ``/shards=<N>``: a replica takes no shard while a
-live slot is held by a replica run with another ``--shards`` (two shard counts split
-namespaces differently, so both could write for one namespace).
+live slot is held by a replica run with another ``--shards``, or an unsharded
+controller holds ``placement-lock`` (two shard counts split namespaces differently, so
+both could write for one namespace). The guard is a replica's own: stop the old
+replicas before starting ones with another count (deploy/deployment-sharded.yaml's
+``Recreate``).
 """
 
 from __future__ import annotations
@@ -183,6 +186,7 @@ class ShardedController:
 
         self.slots = [elector(replica_lease(k)) for k in range(self.shards)]
         self.leases = [elector(shard_lease(i, self.shards)) for i in range(self.shards)]
+        self.unsharded = elector(LEASE_NAME)  # an unsharded controller's lease: only read
         self.slot: int | None = None
         self._slot_rounds = 0  # rounds since the slot was taken
         self._running: frozenset[int] = frozenset()
@@ -283,11 +287,21 @@ class ShardedController:
         live = 0
         others: set[str] = set()
         free_slots: list[int] = []
-        for k, lease in enumerate(self.slots):
+        # The other slots and every shard not held, read at once (one request each).
+        others_held = [i for i, lease in enumerate(self.leases) if not lease.elector.leading]
+        read = await asyncio.gather(
+            *(self._peek(lease) for k, lease in enumerate(self.slots) if k != self.slot),
+            *(self._peek(self.leases[i]) for i in others_held),
+            self._peek(self.unsharded),
+        )
+        unsharded = read.pop()
+        slot_holders = iter(read[: len(read) - len(others_held)])
+        shard_holders = dict(zip(others_held, read[len(read) - len(others_held) :], strict=True))
+        for k in range(len(self.slots)):
             if k == self.slot:
                 live += 1
                 continue
-            holder = await self._peek(lease)
+            holder = next(slot_holders)
             if holder == self.identity:
                 free_slots.insert(0, k)  # this replica's own, lost: taken again first
             elif holder is None:
@@ -296,7 +310,7 @@ class ShardedController:
                 live += 1
                 count = _shards_of(holder)
                 if count != str(self.shards):
-                    others.add(count or "an unsharded controller")
+                    others.add(count or "1")
         if self.slot is None:
             for k in free_slots:
                 if await self._try(self.slots[k]):
@@ -312,7 +326,8 @@ class ShardedController:
                 self._tell("every replica slot is held: standing by")
                 return
         self._slot_rounds += 1
-        if others:
+        if unsharded is not None:
+            others.add(_shards_of(unsharded) or "1")
             self._tell(
                 f"a replica run with --shards {', '.join(sorted(others))} holds a slot "
                 f"(this one runs with --shards {self.shards}): taking no shard until it is "
@@ -327,11 +342,7 @@ class ShardedController:
             return
         # Every other shard's lease is read each round, so that one whose holder died
         # is seen free a lease duration after its last renewal, not after its first read.
-        free = {
-            i
-            for i, lease in enumerate(self.leases)
-            if not lease.elector.leading and await self._peek(lease) in (None, self.identity)
-        }
+        free = {i for i, holder in shard_holders.items() if holder in (None, self.identity)}
         if len(held) == cap or self._slot_rounds < 2:
             return  # the first round after taking a slot sees the other replicas first
         start = (self.slot or 0) * cap
