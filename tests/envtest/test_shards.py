@@ -3,7 +3,8 @@
 what one controller decides (Balance included: a shard reads the other shards'
 decisions); a replica killed with SIGKILL in the middle of a burst of changes loses
 nothing, its shards taken over once their leases expire; a shard count changed at a
-restart moves the work. Take-over times are printed (``pytest -s``), not asserted."""
+restart moves the work; replicas bound to exactly deploy/rbac.yaml are refused nothing.
+Take-over times are printed (``pytest -s``), not asserted."""
 
 from __future__ import annotations
 
@@ -16,12 +17,16 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+import yaml
+
 from clusterplace.hub.kubernetes.shards import replica_lease, shard_lease, shard_of
-from tests.support.envtest import Envtest, RealHub
+from tests.support.envtest import RESTRICTED_USER, Envtest, RealHub
 from tests.support.kube_hub import Controller
+from tests.support.paths import ROOT
 from tests.support.waiting import wait_for
 
 LEASE_NS = "shards-system"
+HUB_NS = "open-cluster-management-hub"  # deploy/rbac.yaml's Lease namespace
 SPREAD = [f"s{i}" for i in range(4)]  # the Balance placements' clusters
 EDGE = [f"e{i}" for i in range(6)]  # the burst's clusters
 BALANCED = [f"bal-{i}" for i in range(6)]  # one namespace in each of 6 shards
@@ -127,8 +132,8 @@ def _scenario(hub: RealHub) -> Decisions:
     return _decisions(hub)
 
 
-def _lease(envtest: Envtest, name: str) -> dict[str, Any]:
-    found = envtest.get(f"/apis/coordination.k8s.io/v1/namespaces/{LEASE_NS}/leases/{name}")
+def _lease(envtest: Envtest, name: str, namespace: str = LEASE_NS) -> dict[str, Any]:
+    found = envtest.get(f"/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases/{name}")
     return dict((found or {}).get("spec") or {})
 
 
@@ -255,3 +260,70 @@ def test_a_shard_count_changed_at_restart_moves_the_work(
         for replica in after:
             assert replica.stop() == 0
             assert "Traceback" not in replica.text()
+
+
+def _bind_deploy_rbac(envtest: Envtest) -> None:
+    """deploy/rbac.yaml, its subjects the restricted user; then wait until the
+    authorizer lets it write a Lease (RBAC's cache follows a moment later)."""
+    envtest.request("POST", "/api/v1/namespaces", {"metadata": {"name": HUB_NS}})
+    for doc in yaml.safe_load_all((ROOT / "deploy" / "rbac.yaml").read_text()):
+        if doc["kind"].endswith("Binding"):
+            doc["subjects"] = [
+                {"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": RESTRICTED_USER}
+            ]
+        envtest.apply(doc)
+
+    def allowed(verb: str, group: str, resource: str, namespace: str) -> bool:
+        review = {
+            "apiVersion": "authorization.k8s.io/v1",
+            "kind": "SubjectAccessReview",
+            "spec": {
+                "user": RESTRICTED_USER,
+                "resourceAttributes": {
+                    "group": group, "resource": resource, "verb": verb, "namespace": namespace,
+                },
+            },
+        }  # fmt: skip
+        status, body = envtest.request(
+            "POST", "/apis/authorization.k8s.io/v1/subjectaccessreviews", review
+        )
+        assert status == 201, body
+        return bool(body["status"].get("allowed"))
+
+    wait_for(
+        lambda: (
+            allowed("update", "coordination.k8s.io", "leases", HUB_NS)
+            and allowed("list", "cluster.open-cluster-management.io", "placements", "edge-0")
+        ),
+        60,
+        "deploy/rbac.yaml in force",
+    )
+
+
+def test_sharded_replicas_need_no_more_than_deploy_rbac(realhub: RealHub, envtest: Envtest) -> None:
+    """Two replicas of two shards, as a user bound to exactly deploy/rbac.yaml (the
+    deployment's service account's rights): every request allowed."""
+    _bind_deploy_rbac(envtest)
+    _fleet(realhub)
+    _edge_placements(realhub, EDGE_NS[:4])
+    envs = {name: "prod" if i % 2 else "dev" for i, name in enumerate(EDGE)}
+    flags = [*_flags(2)]
+    flags[flags.index("--namespace") + 1] = HUB_NS
+    with _replicas() as running:
+        for _ in range(2):
+            running.append(
+                Controller(realhub, *flags, election=True, kubeconfig=envtest.restricted_kubeconfig)
+            )
+        wait_for(lambda: _decisions(realhub) == _edge_expected(envs, EDGE_NS[:4]), 180, "decisions")
+        held = [_lease(envtest, shard_lease(i, 2), HUB_NS).get("holderIdentity") for i in range(2)]
+        assert all(held)
+        for replica in running:
+            assert replica.stop() == 0
+            assert "Traceback" not in replica.text()
+    refused = [
+        (e["verb"], e.get("objectRef", {}).get("resource"))
+        for e in envtest.audit()
+        if e.get("user", {}).get("username") == RESTRICTED_USER
+        and (e.get("responseStatus") or {}).get("code") in (401, 403)
+    ]
+    assert refused == []
