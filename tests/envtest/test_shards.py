@@ -327,3 +327,26 @@ def test_sharded_replicas_need_no_more_than_deploy_rbac(realhub: RealHub, envtes
         and (e.get("responseStatus") or {}).get("code") in (401, 403)
     ]
     assert refused == []
+
+
+def test_a_replica_of_another_shard_count_waits_until_the_old_ones_are_gone(
+    realhub: RealHub, envtest: Envtest
+) -> None:
+    _fleet(realhub)
+    _edge_placements(realhub, EDGE_NS[:3])
+    envs = {name: "prod" if i % 2 else "dev" for i, name in enumerate(EDGE)}
+    with _replicas() as running:
+        [old] = _start(realhub, envtest, running, 2, 1)
+        wait_for(lambda: _decisions(realhub) == _edge_expected(envs, EDGE_NS[:3]), 180, "first")
+        new = Controller(realhub, *_flags(3), election=True)
+        running.append(new)
+        new.wait("a controller run with --shards 2 holds a lease", 90)
+        assert _holders(envtest, 3) == ["", "", ""]
+        assert "holding shard" not in new.text()
+        assert old.stop() == 0  # its shards and slot released: the new count may run
+        wait_for(lambda: all(_holders(envtest, 3)), 120, "the new count's shards held")
+        _burst(realhub, 4, envs)
+        expected = _edge_expected(envs, EDGE_NS[:3])
+        wait_for(lambda: _decisions(realhub) == expected, 180, "decisions")
+        assert new.stop() == 0
+    assert "Traceback" not in new.text()

@@ -13,7 +13,15 @@ import pytest
 from clusterplace.api import KubeObject, ManifestWorkReplicaSet, PlacementDecision
 from clusterplace.api.placement import PLACEMENT_LABEL
 from clusterplace.controller import ObjectChange, Reconciler
-from clusterplace.hub.kubernetes.shards import ShardView, replica_lease, shard_lease, shard_of
+from clusterplace.hub.kubernetes.api import HubApi
+from clusterplace.hub.kubernetes.election import ElectionTimes, LeaseLost
+from clusterplace.hub.kubernetes.shards import (
+    ShardedController,
+    ShardView,
+    replica_lease,
+    shard_lease,
+    shard_of,
+)
 from tests.support.builders import binding, builtin, cluster, cluster_set, decision, placement
 from tests.support.cli import run_in_process
 from tests.support.sinks import Clocks, MemorySink
@@ -156,3 +164,28 @@ def test_shards_is_for_kubernetes_hubs_only(tmp_path: Path) -> None:
     result = run_in_process("controller", "--hub", str(tmp_path), "--shards", "2")
     assert result.code == 2
     assert "--shards: only with --kubeconfig or --in-cluster" in result.stderr
+
+
+def test_a_core_writes_nothing_once_any_of_its_shards_may_be_lost() -> None:
+    now = [100.0]
+    sharded = ShardedController(
+        api=HubApi(object()),  # no request is sent: only the fence is checked
+        namespace="hub",
+        shards=3,
+        times=ElectionTimes(lease=10, renew_deadline=8, retry=2),
+        core=lambda _stop, _view: asyncio.sleep(0),
+        report=lambda _: None,
+        clock=lambda: now[0],
+    )
+    assert sharded.identity.endswith("/shards=3")
+    for index in (0, 1):
+        elector = sharded.leases[index].elector
+        elector.leading, elector.renewed_at = True, now[0]
+    sharded._running = frozenset({0, 1})
+    sharded.fence("patch", "placements/status team-a/p")  # both held: sent
+    assert sharded.held() == frozenset({0, 1})
+    now[0] += 8.5  # shard 1 renewed since, shard 0 not: past its renew deadline
+    sharded.leases[1].elector.renewed_at = now[0]
+    with pytest.raises(LeaseLost, match="placement-lock-shard-0-of-3 lost"):
+        sharded.fence("patch", "placements/status team-b/p")
+    assert sharded.held() == frozenset({1})

@@ -258,7 +258,7 @@ class ShardedController:
         except (ApiError, TimeoutError):
             # Unknown: counted as live, so that a replica never takes more than its
             # share on a read that failed.
-            return elector.record.get("holderIdentity") if elector.record else None
+            return str((elector.record or {}).get("holderIdentity") or "") or None
         elector.lease = found
         spec = dict(found.get("spec") or {})
         if spec != elector.record:
@@ -328,8 +328,9 @@ class ShardedController:
         self._slot_rounds += 1
         if unsharded is not None:
             others.add(_shards_of(unsharded) or "1")
+        if others:
             self._tell(
-                f"a replica run with --shards {', '.join(sorted(others))} holds a slot "
+                f"a controller run with --shards {', '.join(sorted(others))} holds a lease "
                 f"(this one runs with --shards {self.shards}): taking no shard until it is "
                 "gone; run every replica with the same --shards"
             )
@@ -370,13 +371,18 @@ class ShardedController:
     # -- the core --------------------------------------------------------------------
 
     async def _stop_core(self) -> None:
+        """Stop the core (its syncs in progress finish, their writes still fenced by
+        every shard it ran with)."""
         task, self._core = self._core, None
-        self._running = frozenset()
         if task is None:
             return
         self._core_stop.set()
-        with contextlib.suppress(LeaseLost):
-            await task
+        try:
+            with contextlib.suppress(LeaseLost):
+                await task
+        finally:
+            self._running = frozenset()
+        self.on_held(frozenset())
 
     def _start_core(self, held: frozenset[int]) -> None:
         self._running = held
@@ -395,6 +401,7 @@ class ShardedController:
             task.result()
         except LeaseLost as err:
             self.report(f"stopped the shards' core: {err}")
+        self.on_held(frozenset())
 
     # -- the loop --------------------------------------------------------------------
 
@@ -412,8 +419,6 @@ class ShardedController:
                     await self._stop_core()
                     if held:
                         self._start_core(held)
-                    else:
-                        self.on_held(held)
                 pause = self.times.retry * (1 + JITTER * random.random() / 2)
                 waits: list[Awaitable[Any]] = [stop.wait(), self._wake.wait()]
                 tasks = [asyncio.ensure_future(w) for w in waits]
