@@ -132,20 +132,32 @@ def _all_running(replicas: list[_Replica], shards: int) -> bool:
     return sorted(running) == list(range(shards))
 
 
-def _quiet(replicas: list[_Replica], watch: DecisionWatch) -> tuple[float, list[tuple[float, str]]]:
-    """Once neither a decision change nor any replica's report came for QUIET_S: the
-    time of the last of them, and the reports."""
+def _quiet(
+    replicas: list[_Replica], watch: DecisionWatch, after: float
+) -> tuple[float, list[tuple[float, str]]]:
+    """Once some replica reported a drain after ``after`` (a drain reports when it
+    ends, so a long one is waited for, not taken for quiet) and then neither a decision
+    change nor any replica's report came for QUIET_S: the time of the last of them, and
+    the reports since ``after``."""
     lines: list[tuple[float, str]] = []
-    while True:
-        last_change = watch.quiet(QUIET_S)
-        time.sleep(QUIET_S)
+
+    def read() -> None:
         for replica in replicas:
             replica.read()
-            lines.extend(replica.taken())
-        last_report = max((t for t, _ in lines), default=0.0)
-        now = time.perf_counter()
-        if now - max(last_report, last_change) >= QUIET_S:
-            return max(last_report, last_change), lines
+            lines.extend(line for line in replica.taken() if line[0] >= after)
+
+    deadline = time.perf_counter() + _TIMEOUT
+    while not any("synced" in line for _, line in lines):
+        if time.perf_counter() > deadline:
+            raise RuntimeError("no replica reported a drain in time")
+        time.sleep(0.01)
+        read()
+    while True:
+        time.sleep(QUIET_S)
+        read()
+        last = max([*(t for t, _ in lines), *watch.since(after)])
+        if time.perf_counter() - last >= QUIET_S:
+            return last, lines
 
 
 async def _clear(server: Envtest, namespaces: list[str], placements: list[tuple[str, str]]) -> None:
@@ -218,7 +230,7 @@ def measure_sharded(
             time.sleep(0.05)
         watching = max(t for r in replicas for t, line in r.lines if "; watching" in line)
         figures.watching = watching - first
-        last, _ = _quiet(replicas, watch)
+        last, _ = _quiet(replicas, watch, first)
         figures.all_decided = max(last, watching) - first
         figures.cores = sum(r.cores for r in replicas)
         objects = watch.snapshot()
@@ -238,7 +250,7 @@ def measure_sharded(
             if status != 200:
                 raise RuntimeError(f"PATCH {path}: {status} {answer}")
             change = watch.wait_change(sent, 120.0)
-            end, lines = _quiet(replicas, watch)
+            end, lines = _quiet(replicas, watch, sent)
             if change is None:
                 figures.unchanged += 1
             else:
@@ -254,7 +266,7 @@ def measure_sharded(
             status, answer = edits.request("PATCH", path, body, MERGE)
             if status != 200:
                 raise RuntimeError(f"PATCH {path}: {status} {answer}")
-        end, lines = _quiet(replicas, watch)
+        end, lines = _quiet(replicas, watch, sent)
         figures.burst_seconds = end - sent
         figures.burst_placements, figures.burst_syncs = synced(lines)
         figures.burst_writes = sum(audit.count().values())
