@@ -12,7 +12,7 @@ import pytest
 
 from clusterplace.api import KubeObject, ManifestWorkReplicaSet, PlacementDecision
 from clusterplace.api.placement import PLACEMENT_LABEL
-from clusterplace.controller import ObjectChange, Reconciler
+from clusterplace.controller import Engine, ObjectChange, Reconciler
 from clusterplace.hub.kubernetes.api import HubApi
 from clusterplace.hub.kubernetes.election import ElectionTimes, LeaseLost
 from clusterplace.hub.kubernetes.shards import (
@@ -103,15 +103,16 @@ class _Hub:
 
     def core(self, view: ShardView | None) -> tuple[Reconciler, MemorySink]:
         sink = MemorySink(publish=self.publish)
-        reconciler = Reconciler(sink, now=self.clocks.now, clock=self.clocks.clock, resync=None)
+        engine = Engine(clock=self.clocks.clock, resync=None)
+        reconciler = Reconciler(engine, sink, now=self.clocks.now)
         self.cores.append((reconciler, view))
         objects = _world()
-        reconciler.boot(objects if view is None else view.objects(objects))
+        engine.boot(objects if view is None else view.objects(objects))
         return reconciler, sink
 
     def publish(self, changes: list[ObjectChange]) -> None:
         for reconciler, view in self.cores:
-            reconciler.observe(changes if view is None else view.changes(changes))
+            reconciler.engine.observe(changes if view is None else view.changes(changes))
 
 
 def _decided(sink: MemorySink) -> dict[tuple[str, str], list[str]]:
@@ -125,7 +126,7 @@ def _decided(sink: MemorySink) -> dict[tuple[str, str], list[str]]:
 def test_two_shards_decide_as_one_controller_balance_included() -> None:
     hub = _Hub()
     single, single_sink = hub.core(None)
-    asyncio.run(single.drain(settle=True))
+    asyncio.run(single.engine.settle())
     alone = _decided(single_sink)
     # Balance spread the six placements over the four clusters, reading each other's.
     assert sorted(c for chosen in alone.values() for c in chosen) == [
@@ -136,14 +137,14 @@ def test_two_shards_decide_as_one_controller_balance_included() -> None:
     first, first_sink = hub.core(ShardView(2, frozenset({0})))
     second, second_sink = hub.core(ShardView(2, frozenset({1})))
     # The single controller's order (its queue is sorted): team-a's, then team-b's.
-    asyncio.run(first.drain(settle=True))
-    asyncio.run(second.drain(settle=True))
+    asyncio.run(first.engine.settle())
+    asyncio.run(second.engine.settle())
     assert {**_decided(first_sink), **_decided(second_sink)} == alone
     # Each wrote only for its own shard's namespace, and never the other's decisions.
     assert {ns for _, ns, _, _ in first_sink.log} == {A}
     assert {ns for _, ns, _, _ in second_sink.log} == {B}
     # The first shard, shown the second's decisions, plans nothing again for them.
-    assert asyncio.run(first.drain(settle=True)) == 0
+    assert asyncio.run(first.engine.settle()) == 0
 
 
 @pytest.mark.parametrize(

@@ -192,6 +192,7 @@ class Snapshot:
         # bumped whenever one of them changes: see expiry_epoch.
         self._expiries: list[datetime] | None = None
         self._expiries_version = 0
+        self._expiries_of: dict[str, list[datetime]] = {}  # the same, by score name
         self._claims: dict[str, dict[str, str]] = {}
         self._unstructured: dict[str, dict[str, Any]] = {}
         self._indexes: dict[type[SnapshotIndex], SnapshotIndex] = {}
@@ -256,12 +257,26 @@ class Snapshot:
             )
         return (self._expiries_version, bisect_left(self._expiries, now))
 
+    def next_expiry(self, resource: str, now: datetime) -> datetime | None:
+        """The earliest ``validUntil`` at or after ``now`` among the AddOnPlacementScores
+        named ``resource``, or None."""
+        times = self._expiries_of.get(resource)
+        if times is None:
+            times = self._expiries_of[resource] = sorted(
+                t
+                for (_, name), s in self.scores.items()
+                if name == resource and (t := _valid_until(s)) is not None
+            )
+        at = bisect_left(times, now)
+        return times[at] if at < len(times) else None
+
     def replace_score(self, key: Key, score: AddOnPlacementScore | None) -> None:
         """Put AddOnPlacementScore ``key`` (cluster, resource) in place, or remove it
         (``score`` None), and bring every registered index up to date."""
         old = self.scores.get(key)
         if _valid_until(old) != _valid_until(score):
             self._expiries = None
+            self._expiries_of.pop(key[1], None)
             self._expiries_version += 1
         if score is None:
             self.scores.pop(key, None)

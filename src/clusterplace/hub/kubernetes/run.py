@@ -20,14 +20,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from clusterplace import stopping
-from clusterplace.controller import ObjectChange, Reconciler
-from clusterplace.controller.delivery import DeliveryReconciler
+from clusterplace.controller import DeliveryReconciler, Engine, ObjectChange, Reconciler
 from clusterplace.controller.expectations import EXPECTATION_TIMEOUT_S
 from clusterplace.controller.reconciler import synced_text
 from clusterplace.errors import InputError
@@ -181,27 +180,23 @@ class _Controller:
         self.readiness = readiness
         self.options = options
         self.report = report
-        self.reconciler: Reconciler | None = None
+        self.engine: Engine | None = None
 
     def state(self) -> Any:
-        return self.reconciler.state if self.reconciler is not None else None
+        return self.engine.state if self.engine is not None else None
 
     async def lead(self, stop: asyncio.Event, view: ShardView | None = None) -> None:
         """Run the reconcile core until ``stop``; with ``view``, on a shard's view of
         the hub (its listing and change stream filtered before the reconcilers)."""
         sink = KubernetesSink(self.api, self.report)
-        reconciler = Reconciler(
-            sink,
-            resync=self.options.resync,
-            log=self.report,
-            expectation_timeout=self.options.expectation_timeout,
-        )
+        engine = Engine(resync=self.options.resync, log=self.report)
+        reconciler = Reconciler(engine, sink, expectation_timeout=self.options.expectation_timeout)
         reconciler.observer = self.metrics
         reconciler.queue.metrics = self.metrics
         delivery = DeliveryReconciler(
+            engine,
             sink,
-            log=self.report,
-            is_cluster=lambda name: name in reconciler.state.fleet.clusters,
+            is_cluster=lambda name: name in engine.state.fleet.clusters,
             expectation_timeout=self.options.expectation_timeout,
         )
         delivery.queue.metrics = self.metrics.queue(DELIVERY_QUEUE)
@@ -235,12 +230,11 @@ class _Controller:
         if sig is not None:
             await sig.start()
             sig.observe(ObjectChange(None, obj) for obj in objects)
-        reconciler.boot(objects)
-        delivery.observe(ObjectChange(None, obj) for obj in objects)
-        self.reconciler = reconciler
+        engine.boot(objects)
+        self.engine = engine
         before = reconciler.stats.writes
-        synced = await reconciler.drain(stop)
         # Works follow decisions: the ManifestWorkReplicaSets after the placements.
+        synced = await reconciler.drain(stop)
         try:
             work_sets = await delivery.drain(stop)
         except BaseException:
@@ -260,58 +254,18 @@ class _Controller:
         )
         try:
             if view is not None:
-                shown = view
-
-                def shard_batches(halt: asyncio.Event) -> AsyncIterator[list[ObjectChange]]:
-                    return shown.batches(source.batches(halt))
-
-                await _run_both(reconciler, delivery, shard_batches, stop)
+                await engine.run(view.batches(source.batches(stop)), stop)
             elif sig is None:
-                await _run_both(reconciler, delivery, source.batches, stop)
+                await engine.run(source.batches(stop), stop)
             else:
                 tapped = sig
 
-                def batches(halt: asyncio.Event) -> AsyncIterator[list[ObjectChange]]:
-                    return tapped.tap(source.batches(halt))
+                async def run_engine() -> None:
+                    await engine.run(tapped.tap(source.batches(stop)), stop)
 
-                await run_beside(sig, lambda: _run_both(reconciler, delivery, batches, stop), stop)
+                await run_beside(sig, run_engine, stop)
         except BaseException:
             # A watch refused or ended, or a write refused: not ready any more, before
             # the process exits.
             self.readiness.failed = True
             raise
-
-
-async def _run_both(
-    reconciler: Reconciler,
-    delivery: DeliveryReconciler,
-    batches: Callable[[asyncio.Event], AsyncIterator[list[ObjectChange]]],
-    stop: asyncio.Event,
-) -> None:
-    """Run the placement reconciler on the hub's change stream and the delivery
-    reconciler beside it, each batch shown to both, until ``stop``. When either fails
-    (a 403, the stream ending), the other finishes the sync in progress and stops, and
-    the failure is raised."""
-    halt = asyncio.Event()
-
-    async def shown(stream: AsyncIterator[list[ObjectChange]]) -> AsyncIterator[list[ObjectChange]]:
-        async for batch in stream:
-            delivery.observe(batch)
-            yield batch
-
-    async def relay() -> None:
-        await stop.wait()
-        halt.set()
-
-    placing = asyncio.create_task(reconciler.run(shown(batches(halt)), halt))
-    delivering = asyncio.create_task(delivery.run(halt))
-    relaying = asyncio.create_task(relay())
-    try:
-        await asyncio.wait({placing, delivering}, return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        halt.set()
-        relaying.cancel()
-        results = await asyncio.gather(placing, delivering, return_exceptions=True)
-    for result in results:
-        if isinstance(result, BaseException):
-            raise result
