@@ -244,6 +244,18 @@ class ShardedController:
                 raise results[0]
             self.on_change(elector.name, False)
 
+    async def _release(self, lease: _Lease) -> None:
+        """Release a lease this replica stopped renewing. Read first: a renewal cut short
+        may have reached the server, and the release must carry its resourceVersion."""
+        elector = lease.elector
+        with contextlib.suppress(ApiError, TimeoutError):
+            async with asyncio.timeout(self.times.retry):
+                found = await self.api.get(LEASES, self.namespace, elector.name)
+            if (found.get("spec") or {}).get("holderIdentity") != self.identity:
+                return  # another holder's now, or released: nothing to give up
+            elector.lease = found
+        await elector.release()
+
     async def _peek(self, lease: _Lease) -> str | None:
         """The holder of a lease this replica does not hold, when live (renewed within
         its duration as this replica's clock saw it); None when free."""
@@ -365,7 +377,7 @@ class ShardedController:
         for index in indexes:
             lease = self.leases[index]
             await self._stop_renewing(lease, "handed over")
-            await lease.elector.release()
+            await self._release(lease)
             self.report(f"handed shard {index} over ({live} replicas share {self.shards} shards)")
 
     # -- the core --------------------------------------------------------------------
@@ -432,4 +444,4 @@ class ShardedController:
             for lease in (*self.leases, *self.slots):
                 if lease.elector.leading:
                     await self._stop_renewing(lease, "stopping")
-                    await lease.elector.release()
+                    await self._release(lease)
