@@ -10,6 +10,9 @@ exits 1 (another replica may be acting): once the leader may have lost it, none 
 writes is sent (:meth:`LeaderElector.fence`). A 403, to either controller, exits 1 with
 the RBAC rule to add; so does a lease the server keeps refusing (its namespace missing,
 say) for a lease duration.
+
+With ``--shards N`` (N > 1) the placements are split by namespace into N shards, each
+with its own Lease, and a replica runs the shards it holds (:mod:`.shards`).
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from clusterplace.hub.kubernetes.api import HubApi, connect
 from clusterplace.hub.kubernetes.election import ElectionTimes, LeaderElector
 from clusterplace.hub.kubernetes.endpoints import Endpoints, Readiness
 from clusterplace.hub.kubernetes.metrics import DELIVERY_QUEUE, ControllerMetrics
+from clusterplace.hub.kubernetes.shards import ShardedController, ShardView
 from clusterplace.hub.kubernetes.sig import SigDecisions, run_beside
 from clusterplace.hub.kubernetes.sink import KubernetesSink
 from clusterplace.hub.kubernetes.source import HubSource
@@ -54,6 +58,7 @@ class KubeOptions:
     expectation_timeout: float = EXPECTATION_TIMEOUT_S
     profile_namespace: str | None = None  # read ClusterProfiles there only; None: everywhere
     decision_format: str = "ocm"  # "both": SIG-Multicluster PlacementDecisions too
+    shards: int = 1  # more than 1: placements split by namespace, a Lease each
 
 
 def lease_namespace(options: KubeOptions) -> str:
@@ -98,6 +103,9 @@ async def _main(options: KubeOptions, namespace: str, report: Callable[[str], No
             readiness.leading = True
             await controller.lead(stop)
             return 0
+        if options.shards > 1:
+            await _run_sharded(controller, HubApi(api_client), namespace, stop)
+            return 0
         lease = LEASE_METRIC_NAME
         metrics.leader.labels(name=lease).set(0)
 
@@ -127,6 +135,35 @@ async def _main(options: KubeOptions, namespace: str, report: Callable[[str], No
 LEASE_METRIC_NAME = "placement-lock"
 
 
+async def _run_sharded(
+    controller: _Controller, api: HubApi, namespace: str, stop: asyncio.Event
+) -> None:
+    """Run the shards this replica holds (their Leases' requests go unfenced on
+    ``api``; the controller's writes are fenced by the shards its core runs with)."""
+    options, metrics, readiness = controller.options, controller.metrics, controller.readiness
+
+    def changed(lease: str, leading: bool) -> None:
+        metrics.leader.labels(name=lease).set(1 if leading else 0)
+
+    def held(shards: frozenset[int]) -> None:
+        readiness.leading = bool(shards)
+        readiness.synced = False
+        readiness.failed = False
+
+    sharded = ShardedController(
+        api,
+        namespace,
+        options.shards,
+        options.times,
+        lambda core_stop, view: controller.lead(core_stop, view),
+        controller.report,
+        on_change=changed,
+        on_held=held,
+    )
+    controller.api.fence = sharded.fence
+    await sharded.run(stop)
+
+
 class _Controller:
     """What the leader runs: the source, the sink and the reconcile core."""
 
@@ -148,7 +185,9 @@ class _Controller:
     def state(self) -> Any:
         return self.engine.state if self.engine is not None else None
 
-    async def lead(self, stop: asyncio.Event) -> None:
+    async def lead(self, stop: asyncio.Event, view: ShardView | None = None) -> None:
+        """Run the reconcile core until ``stop``; with ``view``, on a shard's view of
+        the hub (its listing and change stream filtered before the reconcilers)."""
         sink = KubernetesSink(self.api, self.report)
         engine = Engine(resync=self.options.resync, log=self.report)
         reconciler = Reconciler(engine, sink, expectation_timeout=self.options.expectation_timeout)
@@ -183,6 +222,8 @@ class _Controller:
             await asyncio.gather(listing, return_exceptions=True)
             return
         objects = listing.result()
+        if view is not None:
+            objects = view.objects(objects)
         sig = (
             SigDecisions(self.api, self.report) if self.options.decision_format == "both" else None
         )
@@ -212,7 +253,9 @@ class _Controller:
             f"{reconciler.stats.writes - before} writes{deliveries}; watching"
         )
         try:
-            if sig is None:
+            if view is not None:
+                await engine.run(view.batches(source.batches(stop)), stop)
+            elif sig is None:
                 await engine.run(source.batches(stop), stop)
             else:
                 tapped = sig
