@@ -37,8 +37,7 @@ from clusterplace.api import (
     Placement,
     PlacementDecision,
 )
-from clusterplace.controller import Key, ObjectChange, Reconciler
-from clusterplace.controller.delivery import DeliveryReconciler
+from clusterplace.controller import DeliveryReconciler, Engine, Key, ObjectChange, Reconciler
 from clusterplace.controller.expectations import EXPECTATION_TIMEOUT_S
 from clusterplace.errors import InputError, Location
 from clusterplace.hub.directory.files import remove_temporaries
@@ -55,8 +54,6 @@ __all__ = ["DirectoryHub", "RunProgress", "RunSummary", "run_directory_controlle
 
 # What a ``--once`` run tells about itself: (phase, placements done, of how many or None).
 RunProgress = Callable[[str, int, int | None], None]
-
-SETTLE_ROUNDS = 8  # with --once: rounds of placements then deliveries
 
 
 @dataclass
@@ -295,33 +292,25 @@ def run_directory_controller(
         # While some hub file is unknown, a placement not seen may well exist: its
         # decisions are not collected (nothing is deleted on a read error).
         sink.hold_deletions = lambda: hub.incomplete
-        reconciler = Reconciler(
-            sink, now=clock, resync=resync, log=report, expectation_timeout=expectation_timeout
-        )
+        engine = Engine(resync=resync, log=report)
+        reconciler = Reconciler(engine, sink, now=clock, expectation_timeout=expectation_timeout)
         delivery = DeliveryReconciler(
+            engine,
             sink,
             now=clock,
-            log=report,
             hold_deletions=lambda: hub.incomplete,
-            is_cluster=lambda name: name in reconciler.state.fleet.clusters,
+            is_cluster=lambda name: name in engine.state.fleet.clusters,
             expectation_timeout=expectation_timeout,
         )
-
-        def publish(changes: list[ObjectChange]) -> None:
-            reconciler.observe(changes)
-            delivery.observe(changes)
-
-        sink.publish = publish  # the sink's writes come back as changes
+        sink.publish = engine.observe  # the sink's writes come back as changes
         told("reading the hub", 0, None)
-        objects = hub.initial_objects()
-        reconciler.boot(objects)
-        delivery.observe(ObjectChange(None, obj) for obj in objects)
+        engine.boot(hub.initial_objects())
         if hub.incomplete:
             report(
                 "some hub files cannot be read: the decisions of placements not found are "
                 "kept as they are until every file can be read"
             )
-        asyncio.run(_serve(reconciler, delivery, hub, once, told))
+        asyncio.run(_serve(engine, hub, once, told))
         stats = reconciler.stats
         errors = stats.errors + delivery.stats.errors + hub.folder.write_errors
         invalid = hub.invalid_files
@@ -333,7 +322,7 @@ def run_directory_controller(
             removed,
             invalid,
             stats.placements,
-            len(delivery.state.work_sets),
+            len(engine.state.works.work_sets),
             delivery.stats.writes,
         )
 
@@ -354,44 +343,11 @@ def _locked(folder: Path, timeout: float, report: Callable[[str], None]) -> Iter
         yield
 
 
-async def _both(
-    batches: AsyncIterator[list[ObjectChange]], delivery: DeliveryReconciler
-) -> AsyncIterator[list[ObjectChange]]:
-    """The hub's changes, each batch shown to the delivery controller as it passes."""
-    async for batch in batches:
-        delivery.observe(batch)
-        yield batch
-
-
-def _phase(progress: RunProgress, what: str, total: int | None) -> Callable[[int], None]:
-    return lambda done: progress(what, done, total)
-
-
-async def _serve(
-    reconciler: Reconciler,
-    delivery: DeliveryReconciler,
-    hub: DirectoryHub,
-    once: bool,
-    progress: RunProgress,
-) -> None:
+async def _serve(engine: Engine, hub: DirectoryHub, once: bool, progress: RunProgress) -> None:
     if once:
-        # Placements first (works follow their decisions), then deliveries, until both
+        # Placements first (works follow their decisions), then deliveries, until all
         # are settled: each side's writes may enqueue the other's keys.
-        placements = 0
-        total = len(reconciler.queue)
-        for round_ in range(SETTLE_ROUNDS):
-            what = "syncing placements" if round_ == 0 else "settling placements"
-            known = total if round_ == 0 else None
-            progress(what, 0, known)
-            synced = await reconciler.drain(settle=True, progress=_phase(progress, what, known))
-            placements = max(placements, reconciler.stats.placements)
-            progress("delivering works", 0, None)
-            synced += await delivery.drain(settle=True)
-            if not synced:
-                break
-        reconciler.stats.placements = placements
-        progress("writing", 0, None)
-        await reconciler.sink.flush()
+        await engine.settle(progress)
         return
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -401,12 +357,7 @@ async def _serve(
         stop.set()
     try:
         hub.report(f"watching {hub.root}; writing to {hub.layout.root}")
-        follow = asyncio.ensure_future(delivery.run(stop))
-        try:
-            await reconciler.run(_both(hub.batches(stop), delivery), stop)
-        finally:
-            stop.set()
-            await follow
+        await engine.run(hub.batches(stop), stop)
     finally:
         for signum in (signal.SIGTERM, signal.SIGINT):
             with contextlib.suppress(Exception):
