@@ -46,7 +46,9 @@ from clusterplace.hub.directory.lastgood import LastGood
 from clusterplace.hub.directory.layout import DEFAULT_OUT, OutLayout
 from clusterplace.hub.directory.manifests import SETTLE_S, ManifestFolder
 from clusterplace.hub.directory.out_store import OutStore
+from clusterplace.hub.directory.sig import DirectorySigDecisions
 from clusterplace.hub.directory.sink import DirectorySink
+from clusterplace.outputs.journal import sync_folder
 from clusterplace.outputs.lock import FolderBusyError, folder_lock
 from clusterplace.safepath import real_path
 from clusterplace.watch import RESCAN_S, watch_paths
@@ -57,6 +59,7 @@ __all__ = ["DirectoryHub", "RunProgress", "RunSummary", "run_directory_controlle
 RunProgress = Callable[[str, int, int | None], None]
 
 SETTLE_ROUNDS = 8  # with --once: rounds of placements then deliveries
+SIG_RETRY_S = 1.0  # after a slice could not be written
 
 
 @dataclass
@@ -70,6 +73,7 @@ class RunSummary:
     placements: int = 0  # distinct placements synced (syncs counts the echoes' too)
     work_sets: int = 0  # ManifestWorkReplicaSets
     work_writes: int = 0  # works, finalizers and MWRS statuses written
+    sig_writes: int = 0  # SIG-Multicluster PlacementDecision files written or removed
 
 
 class DirectoryHub:
@@ -98,6 +102,7 @@ class DirectoryHub:
         self.layout = layout
         self.report = report
         self.store = store if store is not None else OutStore(layout, report)
+        self.sig: DirectorySigDecisions | None = None  # with --decision-format both
         self.folder = ManifestFolder(
             root,
             recursive=recursive,
@@ -150,6 +155,9 @@ class DirectoryHub:
         """The changes edits of OUT's decisions and statuses made."""
         changes: list[ObjectChange] = []
         for path in paths:
+            if self.sig is not None and self.sig.holds(real_path(path)):
+                self.sig.reread(path)  # the SIG writer's own file (it syncs on its own)
+                continue
             if self.store.unchanged(path):
                 continue  # as the sink wrote it (the echo of its own write)
             found = self.store.reread(path)
@@ -183,6 +191,8 @@ class DirectoryHub:
             self.layout.works,
             self.layout.work_set_statuses,
         ]
+        if self.sig is not None:
+            out_folders.append(self.layout.sig_decisions)
         for folder in out_folders:
             folder.mkdir(parents=True, exist_ok=True)
         out_real = [real_path(folder) for folder in out_folders]
@@ -230,7 +240,7 @@ class DirectoryHub:
                 # The files the watcher saw change; None is the periodic rescan, which
                 # looks at every file in case an event was missed.
                 seen = sorted(events) if events is not None else []
-                outside = [p for p in seen if in_out(p)] if events else self.store.rescan()
+                outside = [p for p in seen if in_out(p)] if events else self._rescan()
                 paths = [p for p in seen if p not in outside] if events else None
                 changes = self._out_changes(outside) if outside else []
                 if paths is None or paths:
@@ -242,6 +252,13 @@ class DirectoryHub:
             with contextlib.suppress(asyncio.CancelledError, StopAsyncIteration):
                 await following
             await watcher.aclose()
+
+    def _rescan(self) -> list[Path]:
+        """OUT's files that changed since last read or written (a missed event)."""
+        found = self.store.rescan()
+        if self.sig is not None:
+            found.extend(self.sig.rescan())
+        return found
 
     async def _settled(self, paths: list[Path] | None) -> list[ObjectChange]:
         """Scan ``paths`` (None: every file) until none is left unsettled. Placements
@@ -276,11 +293,14 @@ def run_directory_controller(
     lock_timeout: float = float("inf"),
     report: Callable[[str], None] = lambda _: None,
     progress: RunProgress | None = None,
+    decision_format: str = "ocm",
 ) -> RunSummary:
     """Run the controller on the hub folder ``root`` until SIGTERM/SIGINT (or, with
     ``once``, until every placement was synced once). ``now`` fixes the clock (for
     reproducible ``once`` runs). ``progress`` is told what a ``once`` run is doing: the
-    phase, how many placements are done and of how many (None: not known)."""
+    phase, how many placements are done and of how many (None: not known).
+    ``decision_format`` ``both`` writes SIG-Multicluster PlacementDecisions beside
+    OCM's (:mod:`~clusterplace.hub.directory.sig`)."""
     told = progress if progress is not None else (lambda _what, _done, _total: None)
     if not root.is_dir():
         raise InputError("the hub must be a folder of manifests", Location(file=str(root)))
@@ -307,15 +327,26 @@ def run_directory_controller(
             expectation_timeout=expectation_timeout,
         )
 
+        sig = None
+        if decision_format == "both":
+            sig = hub.sig = DirectorySigDecisions(
+                layout, lambda name: reconciler.state.fleet.clusters.get(name), report=report
+            )
+
         def publish(changes: list[ObjectChange]) -> None:
             reconciler.observe(changes)
             delivery.observe(changes)
+            if sig is not None:
+                sig.observe(changes)
 
         sink.publish = publish  # the sink's writes come back as changes
         told("reading the hub", 0, None)
         objects = hub.initial_objects()
         reconciler.boot(objects)
         delivery.observe(ObjectChange(None, obj) for obj in objects)
+        if sig is not None:
+            sig.load()
+            sig.observe(ObjectChange(None, obj) for obj in objects)
         if hub.incomplete:
             report(
                 "some hub files cannot be read: the decisions of placements not found are "
@@ -324,6 +355,8 @@ def run_directory_controller(
         asyncio.run(_serve(reconciler, delivery, hub, once, told))
         stats = reconciler.stats
         errors = stats.errors + delivery.stats.errors + hub.folder.write_errors
+        if sig is not None:
+            errors += sig.errors
         invalid = hub.invalid_files
         return RunSummary(
             stats.syncs,
@@ -335,6 +368,7 @@ def run_directory_controller(
             stats.placements,
             len(delivery.state.work_sets),
             delivery.stats.writes,
+            sig.writes if sig is not None else 0,
         )
 
 
@@ -355,12 +389,39 @@ def _locked(folder: Path, timeout: float, report: Callable[[str], None]) -> Iter
 
 
 async def _both(
-    batches: AsyncIterator[list[ObjectChange]], delivery: DeliveryReconciler
+    batches: AsyncIterator[list[ObjectChange]],
+    delivery: DeliveryReconciler,
+    sig: DirectorySigDecisions | None,
 ) -> AsyncIterator[list[ObjectChange]]:
-    """The hub's changes, each batch shown to the delivery controller as it passes."""
+    """The hub's changes, each batch shown to the delivery controller (and the SIG
+    writer) as it passes."""
     async for batch in batches:
         delivery.observe(batch)
+        if sig is not None:
+            sig.observe(batch)
         yield batch
+
+
+async def _follow_sig(sig: DirectorySigDecisions, root: Path, stop: asyncio.Event) -> None:
+    """Write the SIG slices of the placements marked dirty, as they are marked, until
+    ``stop``; each round made durable with one ``syncfs``. The writer runs between the
+    controllers' syncs (a step of the event loop), so a slice lags its page by that."""
+    halt = asyncio.ensure_future(stop.wait())
+    try:
+        while not stop.is_set():
+            if sig.dirty:
+                failed = sig.drain()
+                with contextlib.suppress(OSError):  # reported by the next write that fails
+                    sync_folder(root)
+                if failed:
+                    await asyncio.wait({halt}, timeout=SIG_RETRY_S)
+                continue
+            sig.wake.clear()
+            woken = asyncio.ensure_future(sig.wake.wait())
+            await asyncio.wait({woken, halt}, return_when=asyncio.FIRST_COMPLETED)
+            woken.cancel()
+    finally:
+        halt.cancel()
 
 
 def _phase(progress: RunProgress, what: str, total: int | None) -> Callable[[int], None]:
@@ -391,6 +452,8 @@ async def _serve(
                 break
         reconciler.stats.placements = placements
         progress("writing", 0, None)
+        if hub.sig is not None:
+            hub.sig.drain()  # the slices of the decisions as they are now
         await reconciler.sink.flush()
         return
     stop = asyncio.Event()
@@ -402,11 +465,18 @@ async def _serve(
     try:
         hub.report(f"watching {hub.root}; writing to {hub.layout.root}")
         follow = asyncio.ensure_future(delivery.run(stop))
+        slices = (
+            asyncio.ensure_future(_follow_sig(hub.sig, hub.layout.root, stop))
+            if hub.sig is not None
+            else None
+        )
         try:
-            await reconciler.run(_both(hub.batches(stop), delivery), stop)
+            await reconciler.run(_both(hub.batches(stop), delivery, hub.sig), stop)
         finally:
             stop.set()
             await follow
+            if slices is not None:
+                await slices
     finally:
         for signum in (signal.SIGTERM, signal.SIGINT):
             with contextlib.suppress(Exception):
