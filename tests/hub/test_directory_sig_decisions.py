@@ -179,7 +179,7 @@ def test_a_watching_controller_keeps_the_slices_current(tmp_path: Path) -> None:
                 for d in (yaml.safe_load(p.read_text()) or {}).get("decisions", [])
             ]
 
-        wait_for(lambda: refs() and gone not in refs(), what=f"{gone} out of the slices")
+        wait_for(lambda: bool(refs()) and gone not in refs(), what=f"{gone} out of the slices")
         # The placement goes: its slices go with its decisions.
         placements = hub / "placements.yaml"
         kept = [
