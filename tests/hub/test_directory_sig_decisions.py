@@ -13,6 +13,7 @@ import yaml
 
 from tests.support.cli import run_process
 from tests.support.directory_hub import Controller
+from tests.support.faults import run_with_fault
 from tests.support.paths import ROOT
 from tests.support.waiting import wait_for
 
@@ -195,3 +196,34 @@ def test_a_watching_controller_keeps_the_slices_current(tmp_path: Path) -> None:
     finally:
         assert controller.stop(signal.SIGTERM) == 0, controller.text()
     assert "Traceback" not in controller.text()
+
+
+def _pages(hub: Path) -> dict[str, list[str]]:
+    """OUT's OCM decisions: each page's clusters, by slice path."""
+    folder = hub / ".clusterplace" / "placementdecisions"
+    return {
+        str(p.relative_to(folder)): [
+            d["clusterName"] for d in yaml.safe_load(p.read_text())["status"]["decisions"]
+        ]
+        for p in sorted(folder.rglob("*.yaml"))
+    }
+
+
+def test_killed_at_any_write_the_next_once_converges(tmp_path: Path) -> None:
+    """``--once --decision-format both`` dies (as SIGKILL does) at its Nth write, rename,
+    unlink or fsync; a second ``--once`` leaves one slice per OCM page in OUT, naming
+    the page's clusters, every file whole, no temporary left. (The pages themselves may
+    differ from a clean run's: the restart keeps what a Steady placement had chosen.)"""
+    args = ["--once", "--decision-format", "both", "--now", NOW]
+    for die_at in range(1, 40, 3):
+        hub = _hub(tmp_path / f"killed-{die_at}")
+        killed = run_with_fault(["controller", "--hub", str(hub), *args], die_at=die_at)
+        assert killed.returncode in (0, 137), killed.stderr
+        again = run_process("controller", "--hub", str(hub), *args)
+        assert again.code == 0, again.stderr
+        slices = {
+            path: [d["clusterProfileRef"]["name"] for d in body["decisions"]]
+            for path, body in _slices(hub).items()
+        }
+        assert slices == _pages(hub), die_at
+        assert not list((hub / ".clusterplace").rglob("*.tmp")), die_at
