@@ -79,6 +79,14 @@ def main(argv: list[str] | None = None) -> int:
         "(KUBEBUILDER_ASSETS, CLUSTERPLACE_ENVTEST_CRDS; skipped without them)",
     )
     parser.add_argument(
+        "--replicas",
+        type=int,
+        default=1,
+        metavar="N",
+        help="with --real-hub: also N sharded replicas (2N shards) on the same fleet, "
+        "beside the single controller (KS rows)",
+    )
+    parser.add_argument(
         "--route-watch", action="store_true", help="route --watch, end to end (W1-W3)"
     )
     args = parser.parse_args(argv)
@@ -86,8 +94,10 @@ def main(argv: list[str] | None = None) -> int:
         return _scaling(Path(args.scaling), args.repeat or 3)
     if args.live:
         return _live(args.quick)
+    if args.replicas < 1:
+        parser.error("--replicas: give 1 or more")
     if args.real_hub:
-        return _real_hub(args.quick)
+        return _real_hub(args.quick, args.replicas)
     if args.route_watch:
         return _route_watch(args.quick)
     repeat = args.repeat or (1 if args.quick else 5)
@@ -157,14 +167,14 @@ def _live(quick: bool) -> int:
     return 0
 
 
-def _real_hub(quick: bool) -> int:
+def _real_hub(quick: bool, replicas: int = 1) -> int:
     from benchmarks.real_hub import NotConfigured, machine, real_hub_rows
 
     python = f"{platform.python_implementation()} {platform.python_version()}"
     print(f"# {python}; {machine()}; {'quick' if quick else 'full'} sizes")
     sys.stdout.flush()
     try:
-        rows = real_hub_rows(quick)
+        rows = real_hub_rows(quick, replicas)
     except NotConfigured as err:
         print(f"python -m benchmarks --real-hub: {err}", file=sys.stderr)
         return 1

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from benchmarks import fleets
 from clusterplace.api import KubeObject, ManagedCluster
-from clusterplace.controller import ObjectChange, Reconciler
+from clusterplace.controller import Engine, ObjectChange, Reconciler
 from clusterplace.hub.directory import OutLayout, run_directory_controller
 from clusterplace.hub.directory.sink import DirectorySink
 from clusterplace.outputs.serialize import dump_yaml_documents
@@ -89,20 +89,20 @@ def run_change_latency(size: dict[str, int], quantile: float = 0.5) -> tuple[flo
     rng = random.Random(23)
     with tempfile.TemporaryDirectory() as tmp:
         sink = DirectorySink(OutLayout(Path(tmp)), lambda: NOW)
-        reconciler = Reconciler(sink, now=lambda: NOW, resync=None)
-        sink.publish = reconciler.observe  # the sink's writes come back as changes
-        reconciler.boot(objects)
+        reconciler = Reconciler(Engine(resync=None), sink, now=lambda: NOW)
+        sink.publish = reconciler.engine.observe  # the sink's writes come back as changes
+        reconciler.engine.boot(objects)
         asyncio.run(reconciler.drain())
         # A hub that has run a while: one periodic resync has passed since the cold start,
         # so every placement's last plan wrote nothing and its queueing hint stands.
-        reconciler.enqueue_all()
+        reconciler.engine.enqueue_all()
         asyncio.run(reconciler.drain())
         times = []
         for _ in range(size["changes"]):
             name = f"cluster{rng.randrange(size['clusters'])}"
             old = reconciler.state.fleet.clusters[name]
             start = time.perf_counter()
-            reconciler.observe([ObjectChange(old, relabelled(old, rng))])
+            reconciler.engine.observe([ObjectChange(old, relabelled(old, rng))])
             asyncio.run(reconciler.drain())
             times.append(time.perf_counter() - start)
     times.sort()

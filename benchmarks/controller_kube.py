@@ -26,7 +26,7 @@ from tests.support.emulator import serve
 
 from benchmarks import fleets
 from clusterplace.api import KubeObject
-from clusterplace.controller import Reconciler
+from clusterplace.controller import Engine, Reconciler
 from clusterplace.hub.kubernetes.api import HubApi
 from clusterplace.hub.kubernetes.resources import WATCHED
 from clusterplace.hub.kubernetes.sink import KubernetesSink
@@ -77,17 +77,17 @@ async def _measure(url: str, size: dict[str, int], what: str) -> tuple[float, fl
     api_client: Any = client.ApiClient(configuration)
     api = HubApi(api_client)
     sink = _TimedSink(api, lambda _: None)
-    reconciler = Reconciler(sink, resync=None)
+    reconciler = Reconciler(Engine(resync=None), sink)
     source = HubSource(api, lambda _: None)
     start = time.perf_counter()
-    reconciler.boot(await source.initial_objects())
+    reconciler.engine.boot(await source.initial_objects())
     await reconciler.drain()
     cold = time.perf_counter() - start
     if what == "cold":
         await api_client.close()
         return cold, size["placements"]
     stop = asyncio.Event()
-    running = asyncio.create_task(reconciler.run(source.batches(stop), stop))
+    running = asyncio.create_task(reconciler.engine.run(source.batches(stop), stop))
     rng = random.Random(29)
     path = url + "/apis/cluster.open-cluster-management.io/v1/managedclusters/"
     headers = {"Content-Type": "application/merge-patch+json"}

@@ -60,7 +60,16 @@ from tests.support.envtest import (
 from benchmarks import fleets, route_members
 from benchmarks.reporting import ReportingProcess
 
-__all__ = ["FULL", "QUICK", "AuditWrites", "NotConfigured", "machine", "real_hub_rows", "synced"]
+__all__ = [
+    "FULL",
+    "QUICK",
+    "AuditWrites",
+    "DecisionWatch",
+    "NotConfigured",
+    "machine",
+    "real_hub_rows",
+    "synced",
+]
 
 FULL = {
     "clusters": 1000,
@@ -368,6 +377,10 @@ class RealHubFigures:
     peak_rss_mib: float = 0.0
     members_start: float = 0.0
     route: dict[str, str] = field(default_factory=dict)
+    # The fleet as the API holds it after the edits (the sharded run edits it further).
+    clusters: dict[str, dict[str, Any]] = field(default_factory=dict)
+    placements: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
+    sharded: Any = None  # real_hub_shards.ShardedFigures, with --replicas N
 
 
 def _quantile(values: list[float], q: float) -> float:
@@ -377,6 +390,42 @@ def _quantile(values: list[float], q: float) -> float:
 
 def _other(value: str, rng: random.Random) -> str:
     return rng.choice([e for e in fleets.ENVIRONMENTS if e != value])
+
+
+def next_edit(
+    k: int,
+    decided: dict[tuple[str, str], set[str]],
+    clusters: dict[str, dict[str, Any]],
+    placements: dict[tuple[str, str], dict[str, Any]],
+    rng: random.Random,
+) -> tuple[str, dict[str, Any]]:
+    """The ``k``-th edit (path, merge patch): even, a decided cluster's environment
+    changed; odd, a decided placement's (``clusters``, ``placements`` follow it)."""
+    if k % 2 == 0:
+        name = rng.choice(sorted({c for cs in decided.values() for c in cs}))
+        labels = clusters[name]["metadata"]["labels"]
+        labels["environment"] = _other(labels["environment"], rng)
+        path = resource_path(f"{OCM}/v1", "ManagedCluster", None, name)
+        return path, {"metadata": {"labels": {"environment": labels["environment"]}}}
+    key = rng.choice(sorted(decided))
+    spec = placements[key]["spec"]
+    matched = spec["predicates"][0]["requiredClusterSelector"]["labelSelector"]
+    matched["matchLabels"]["environment"] = _other(matched["matchLabels"]["environment"], rng)
+    path = resource_path(f"{OCM}/v1beta1", "Placement", key[0], key[1])
+    return path, {"spec": {"predicates": spec["predicates"]}}
+
+
+def relabels(
+    names: list[str], clusters: dict[str, dict[str, Any]], rng: random.Random
+) -> list[tuple[str, dict[str, Any]]]:
+    """The burst: each of ``names`` moved to another environment (path, merge patch)."""
+    edits = []
+    for name in names:
+        labels = clusters[name]["metadata"]["labels"]
+        labels["environment"] = _other(labels["environment"], rng)
+        path = resource_path(f"{OCM}/v1", "ManagedCluster", None, name)
+        edits.append((path, {"metadata": {"labels": {"environment": labels["environment"]}}}))
+    return edits
 
 
 def synced(lines: list[tuple[float, str]]) -> tuple[int, int]:
@@ -411,6 +460,7 @@ def _measure_controller(server: Envtest, size: dict[str, int], figures: RealHubF
         for b in bodies
         if b["kind"] == "Placement"
     }
+    figures.clusters, figures.placements = clusters, placements
     start = time.perf_counter()
     figures.create_requests = asyncio.run(
         _create(server, [json.loads(json.dumps(b)) for b in bodies])
@@ -449,26 +499,8 @@ def _measure_controller(server: Envtest, size: dict[str, int], figures: RealHubF
 
         rng = random.Random(31)
         for k in range(size["changes"]):
-            decided = watch.decided()
-            if k % 2 == 0:
-                name = rng.choice(sorted({c for cs in decided.values() for c in cs}))
-                labels = clusters[name]["metadata"]["labels"]
-                labels["environment"] = _other(labels["environment"], rng)
-                path = resource_path(f"{OCM}/v1", "ManagedCluster", None, name)
-                body: dict[str, Any] = {
-                    "metadata": {"labels": {"environment": labels["environment"]}}
-                }
-                into = figures.relabel
-            else:
-                key = rng.choice(sorted(decided))
-                spec = placements[key]["spec"]
-                matched = spec["predicates"][0]["requiredClusterSelector"]["labelSelector"]
-                matched["matchLabels"]["environment"] = _other(
-                    matched["matchLabels"]["environment"], rng
-                )
-                path = resource_path(f"{OCM}/v1beta1", "Placement", key[0], key[1])
-                body = {"spec": {"predicates": spec["predicates"]}}
-                into = figures.edit
+            path, body = next_edit(k, watch.decided(), clusters, placements, rng)
+            into = figures.relabel if k % 2 == 0 else figures.edit
             sent = time.perf_counter()
             status, answer = edits.request("PATCH", path, body, MERGE)
             if status != 200:
@@ -488,11 +520,7 @@ def _measure_controller(server: Envtest, size: dict[str, int], figures: RealHubF
         names = (decided_now + others)[: size["burst"]]
         figures.burst = len(names)
         sent = time.perf_counter()
-        for name in names:
-            labels = clusters[name]["metadata"]["labels"]
-            labels["environment"] = _other(labels["environment"], rng)
-            path = resource_path(f"{OCM}/v1", "ManagedCluster", None, name)
-            body = {"metadata": {"labels": {"environment": labels["environment"]}}}
+        for path, body in relabels(names, clusters, rng):
             status, answer = edits.request("PATCH", path, body, MERGE)
             if status != 200:
                 raise RuntimeError(f"PATCH {path}: {status} {answer}")
@@ -548,7 +576,7 @@ def _measure_route(server: Envtest, size: dict[str, int], figures: RealHubFigure
 
 
 def measure_real_hub(
-    size: dict[str, int], folder: Path, assets: Path, crds: Path
+    size: dict[str, int], folder: Path, assets: Path, crds: Path, replicas: int = 1
 ) -> RealHubFigures:
     figures = RealHubFigures()
     server = Envtest(folder, assets, crds, controller_manager=False)
@@ -558,6 +586,10 @@ def measure_real_hub(
         figures.server_start = time.perf_counter() - start
         say(f"API server started in {figures.server_start:.1f} s")
         _measure_controller(server, size, figures)
+        if replicas > 1:
+            from benchmarks.real_hub_shards import measure_sharded
+
+            figures.sharded = measure_sharded(server, size, figures, replicas)
         _measure_route(server, size, figures)
     finally:
         server.stop()
@@ -689,6 +721,10 @@ def rows(figures: RealHubFigures, size: dict[str, int]) -> list[list[str]]:
         out.append(
             ["KR2-unchanged", "edits that changed no decision", shape, str(figures.unchanged), ""]
         )
+    if figures.sharded is not None:
+        from benchmarks.real_hub_shards import sharded_rows
+
+        out.extend(sharded_rows(figures.sharded, shape))
     return out
 
 
@@ -716,7 +752,7 @@ def skipped_rows(reason: str) -> list[list[str]]:
     return [["KR*", "the controller on a real API server", "", "skipped", reason]]
 
 
-def real_hub_rows(quick: bool) -> list[list[str]]:
+def real_hub_rows(quick: bool, replicas: int = 1) -> list[list[str]]:
     """The table rows: measured on a real API server, or one row saying why not
     (:class:`NotConfigured` where the run was told a server is required)."""
     config = envtest_config()
@@ -727,4 +763,4 @@ def real_hub_rows(quick: bool) -> list[list[str]]:
     assets, crds = config
     size = QUICK if quick else FULL
     with tempfile.TemporaryDirectory(prefix="real-hub-") as tmp:
-        return rows(measure_real_hub(size, Path(tmp), assets, crds), size)
+        return rows(measure_real_hub(size, Path(tmp), assets, crds, replicas), size)

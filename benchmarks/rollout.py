@@ -19,8 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from clusterplace.api import ManifestWork, ManifestWorkReplicaSet, Placement, PlacementDecision
-from clusterplace.controller import ObjectChange
-from clusterplace.controller.delivery import DeliveryReconciler
+from clusterplace.controller import DeliveryReconciler, Engine, ObjectChange
 from clusterplace.hub.directory import OutLayout
 from clusterplace.hub.directory.sink import DirectorySink
 
@@ -137,10 +136,10 @@ class _Hub:
     def __init__(self, folder: Path, size: dict[str, int]) -> None:
         self.clock = NOW
         self.sink = DirectorySink(OutLayout(folder), lambda: self.clock)
-        self.delivery = DeliveryReconciler(self.sink, now=lambda: self.clock)
-        self.sink.publish = self.delivery.observe
+        self.delivery = DeliveryReconciler(Engine(), self.sink, now=lambda: self.clock)
+        self.sink.publish = self.delivery.engine.observe
         objects = rollout_objects(size["clusters"], size["groups"], size["concurrency"])
-        self.delivery.observe(ObjectChange(None, o) for o in objects)
+        self.delivery.engine.observe(ObjectChange(None, o) for o in objects)
         asyncio.run(self.delivery.drain())
 
     def pending(self) -> list[ManifestWork]:
@@ -149,7 +148,7 @@ class _Hub:
 
     def report(self, works: list[ManifestWork]) -> None:
         self.clock += timedelta(seconds=1)
-        self.delivery.observe(ObjectChange(w, done(w, self.clock)) for w in works)
+        self.delivery.engine.observe(ObjectChange(w, done(w, self.clock)) for w in works)
         for work in works:  # the agent wrote into the work's file: OUT holds it now
             self.sink.store.works[(work.namespace, work.name)] = done(work, self.clock)
         asyncio.run(self.delivery.drain())
@@ -183,7 +182,7 @@ def run_full_rollout(size: dict[str, int]) -> tuple[float, float]:
             hub.report(pending)
             rounds += 1
         seconds = time.perf_counter() - start
-        mwrs = next(iter(hub.delivery.state.work_sets.values()))
+        mwrs = next(iter(hub.delivery.state.works.work_sets.values()))
         conditions = (
             {c.type: c.reason for c in (mwrs.status.conditions or [])} if mwrs.status else {}
         )

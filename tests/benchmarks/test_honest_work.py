@@ -25,7 +25,7 @@ from benchmarks.timed import Timed
 from benchmarks import scenarios
 from clusterplace import codecs, labels
 from clusterplace.api import Fleet
-from clusterplace.scheduling import scheduler
+from clusterplace.scheduling import decisions, scheduler
 from clusterplace.scheduling.filters.predicate import PredicateFilter
 from clusterplace.scheduling.filters.taint_toleration import TaintTolerationFilter
 from clusterplace.scheduling.framework import Context
@@ -108,9 +108,14 @@ def _s3(size: Size) -> dict[str, int]:
 
 
 def _s1_outputs(size: Size) -> dict[str, int]:
-    # ... and every placement's status and events are built.
+    # ... and every placement's status, events and PlacementDecision objects are built.
     placements = size["placements"]
-    return {**_s1(size), "event lists": placements, "statuses": placements}
+    return {
+        **_s1(size),
+        "event lists": placements,
+        "statuses": placements,
+        "decision objects": placements,
+    }
 
 
 FLOORS: dict[str, Callable[[Size], dict[str, int]]] = {
@@ -172,7 +177,8 @@ def _instrument(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
     )
     _counting(monkeypatch, labels.Selector, "matches", counts, lambda sel, lab: {"matches": 1})
     _counting(monkeypatch, scheduler, "_events", counts, lambda *args: {"event lists": 1})
-    _counting(monkeypatch, scheduler, "_with_status", counts, lambda *args: {"statuses": 1})
+    _counting(monkeypatch, scheduler, "_new_status", counts, lambda *args: {"statuses": 1})
+    _counting(monkeypatch, decisions, "_build", counts, lambda *args: {"decision objects": 1})
     _counting(
         monkeypatch,
         scenarios,

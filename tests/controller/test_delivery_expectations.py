@@ -13,8 +13,7 @@ from datetime import timedelta
 
 from clusterplace.api import KubeObject, ManifestWork, ManifestWorkReplicaSet, PlacementDecision
 from clusterplace.api.work import ManifestWorkReplicaSetStatus
-from clusterplace.controller import Key, ObjectChange
-from clusterplace.controller.delivery import DeliveryReconciler
+from clusterplace.controller import DeliveryReconciler, Engine, Key, ObjectChange
 from clusterplace.controller.expectations import EXPECTATION_TIMEOUT_S
 from clusterplace.scheduling import Event
 from tests.support.mwrs import decision, placement, replica_set, work_for
@@ -41,14 +40,14 @@ class NamingSink:
     def _echo(self, change: ObjectChange) -> None:
         if self.echo_early:
             assert self.reconciler is not None
-            self.reconciler.observe([change])
+            self.reconciler.engine.observe([change])
         else:
             self.pending.append(change)
 
     def deliver(self) -> None:
         assert self.reconciler is not None
         changes, self.pending = self.pending, []
-        self.reconciler.observe(changes)
+        self.reconciler.engine.observe(changes)
 
     def _version(self) -> str:
         return str(next(self._serial))
@@ -100,14 +99,14 @@ class NamingSink:
 
 def _reconciler(sink: NamingSink) -> tuple[DeliveryReconciler, Clocks]:
     clocks = Clocks()
-    reconciler = DeliveryReconciler(sink, now=clocks.now, clock=clocks.clock)
+    reconciler = DeliveryReconciler(Engine(clock=clocks.clock), sink, now=clocks.now)
     sink.reconciler = reconciler
     objects = [
         replica_set("p"),
         placement("p", selected=1, groups=1),
         decision(["c1"]),
     ]
-    reconciler.observe(ObjectChange(None, obj) for obj in objects)
+    reconciler.engine.observe(ObjectChange(None, obj) for obj in objects)
     return reconciler, clocks
 
 
@@ -127,7 +126,7 @@ def test_a_late_echo_of_a_generated_name_meets_its_expectation() -> None:
     reconciler.queue.done(KEY)
     asyncio.run(reconciler.drain())
     assert len(sink.creates) == 1
-    assert ("c1", "webx7k2q") in reconciler.state.works
+    assert ("c1", "webx7k2q") in reconciler.state.works.works
 
 
 def test_an_echo_that_came_during_the_create_leaves_nothing_to_wait_for() -> None:
@@ -169,7 +168,7 @@ def test_any_sighting_of_a_named_create_meets_its_expectation() -> None:
     (created,) = sink.creates
     assert len(reconciler.expectations) == 2  # the create's and the status write's
     later = created.metadata.model_copy(update={"resource_version": "999"})
-    reconciler.observe([ObjectChange(None, created.model_copy(update={"metadata": later}))])
+    reconciler.engine.observe([ObjectChange(None, created.model_copy(update={"metadata": later}))])
     assert len(reconciler.expectations) == 1  # the status write's echo only
 
 
@@ -178,7 +177,7 @@ def test_a_duplicate_work_found_later_is_deleted() -> None:
     one's echo arrived): the one the plan reads stays, the other is deleted."""
     sink = NamingSink()
     clocks = Clocks()
-    reconciler = DeliveryReconciler(sink, now=clocks.now, clock=clocks.clock)
+    reconciler = DeliveryReconciler(Engine(clock=clocks.clock), sink, now=clocks.now)
     sink.reconciler = reconciler
     mwrs = replica_set("p")
     made = work_for(mwrs, "c1")
@@ -187,11 +186,11 @@ def test_a_duplicate_work_found_later_is_deleted() -> None:
         for name in ("webaaaaa", "webbbbbb")
     ]
     objects = [mwrs, placement("p", selected=1, groups=1), decision(["c1"]), *twins]
-    reconciler.observe(ObjectChange(None, obj) for obj in objects)
+    reconciler.engine.observe(ObjectChange(None, obj) for obj in objects)
     asyncio.run(reconciler.drain())
     assert [w.name for w in sink.deletes] == ["webaaaaa"]
     assert not sink.creates
     sink.deliver()
     asyncio.run(reconciler.drain())
     assert [w.name for w in sink.deletes] == ["webaaaaa"]  # settled
-    assert [name for _, name in reconciler.state.works] == ["webbbbbb"]
+    assert [name for _, name in reconciler.state.works.works] == ["webbbbbb"]

@@ -22,7 +22,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from clusterplace.api import KubeObject, Placement, PlacementDecision
-from clusterplace.controller import ObjectChange, Reconciler, Write
+from clusterplace.controller import Engine, ObjectChange, Reconciler, Write
 from clusterplace.controller.state import HubState
 from clusterplace.scheduling.snapshot import Snapshot
 from tests.support.builders import NS, builtin, cluster, decision, placement, score, taint, world
@@ -93,12 +93,12 @@ def _pair(objects: list[KubeObject]) -> tuple[list[Reconciler], list[SlowHub], l
     for reference in (False, True):
         sink, clocks = SlowHub(), Clocks()
         reconciler = Reconciler(
-            sink, now=clocks.now, clock=clocks.clock, resync=None, hints=not reference
+            Engine(clock=clocks.clock, resync=None), sink, now=clocks.now, hints=not reference
         )
         if reference:
-            reconciler.state = _FreshEverySync()
-        sink.publish, sink.reconciler, sink.clocks = reconciler.observe, reconciler, clocks
-        reconciler.boot(objects)
+            reconciler.engine.state = _FreshEverySync()
+        sink.publish, sink.reconciler, sink.clocks = reconciler.engine.observe, reconciler, clocks
+        reconciler.engine.boot(objects)
         reconcilers.append(reconciler)
         sinks.append(sink)
         all_clocks.append(clocks)
@@ -138,7 +138,7 @@ def _deliver(new: KubeObject | None, old: KubeObject) -> Action:
     def action(reconciler: Reconciler, _: Clocks) -> None:
         current = reconciler.state.get(old)
         if current is not None or new is not None:
-            reconciler.observe([ObjectChange(current, new)])
+            reconciler.engine.observe([ObjectChange(current, new)])
 
     return action
 
@@ -238,7 +238,7 @@ def _action(world: World, clocks: Clocks, step: Any) -> Action:
         return advance
 
     def resync(reconciler: Reconciler, _: Clocks) -> None:
-        reconciler.enqueue_all()
+        reconciler.engine.enqueue_all()
 
     return resync
 
@@ -277,7 +277,7 @@ def test_a_label_no_placement_reads_skips_every_sync_it_enqueues() -> None:
     drain(reconciler)
     before = (reconciler.stats.syncs, reconciler.stats.hinted, len(sink.log))
     old = reconciler.state.fleet.clusters["c1"]
-    reconciler.observe([ObjectChange(old, cluster("c1", labels={"zone": "b"}))])
+    reconciler.engine.observe([ObjectChange(old, cluster("c1", labels={"zone": "b"}))])
     assert len(reconciler.queue) == 1  # upstream's enqueue rule still enqueues it
     drain(reconciler)
     assert (reconciler.stats.syncs, reconciler.stats.hinted, len(sink.log)) == (
@@ -294,10 +294,10 @@ def test_a_change_the_placement_reads_is_synced() -> None:
     objects.append(placement(predicates=[{"requiredClusterSelector": selector}]))
     reconciler, _, _ = make_reconciler(objects)
     drain(reconciler)
-    reconciler.enqueue_all()
+    reconciler.engine.enqueue_all()
     drain(reconciler)
     old = reconciler.state.fleet.clusters["c1"]
-    reconciler.observe([ObjectChange(old, cluster("c1", labels={"zone": ZONES[1]}))])
+    reconciler.engine.observe([ObjectChange(old, cluster("c1", labels={"zone": ZONES[1]}))])
     syncs = reconciler.stats.syncs
     hinted = reconciler.stats.hinted
     drain(reconciler)
@@ -324,8 +324,8 @@ def test_balance_counts_moved_by_another_placement_make_a_ranked_placement_stale
     # Someone else's decision now counts c1 against p2: Balance moves p2 to c3 (upstream
     # would see it at p2's next sync, e.g. the resync).
     other = decision(NS, "other-decision-1", ["c1"], placement_label="other")
-    reconciler.observe([ObjectChange(None, other)])
-    reconciler.enqueue_all()
+    reconciler.engine.observe([ObjectChange(None, other)])
+    reconciler.engine.enqueue_all()
     drain(reconciler)
     assert [pd.cluster_names for pd in reconciler.state.owned(p2)] == [["c3"]]
 
@@ -339,7 +339,7 @@ def test_own_writes_coming_back_as_planned_keep_the_record_and_others_edits_do_n
     assert pd.cluster_names == ["c1", "c2"]
     # Someone else empties it: the placement is planned again and repairs it.
     status = pd.status.model_copy(update={"decisions": pd.status.decisions[1:]})
-    reconciler.observe([ObjectChange(pd, pd.model_copy(update={"status": status}))])
+    reconciler.engine.observe([ObjectChange(pd, pd.model_copy(update={"status": status}))])
     writes = len(sink.log)
     drain(reconciler)
     assert len(sink.log) == writes + 1
@@ -353,11 +353,13 @@ def _both(objects: list[KubeObject]) -> list[tuple[list[Any], list[Any]]]:
     out = []
     for hints in (True, False):
         sink, clocks = MemorySink(), Clocks()
-        reconciler = Reconciler(sink, now=clocks.now, clock=clocks.clock, resync=None, hints=hints)
-        sink.publish = reconciler.observe
-        reconciler.boot(objects)
+        reconciler = Reconciler(
+            Engine(clock=clocks.clock, resync=None), sink, now=clocks.now, hints=hints
+        )
+        sink.publish = reconciler.engine.observe
+        reconciler.engine.boot(objects)
         drain(reconciler)
-        reconciler.enqueue_all()
+        reconciler.engine.enqueue_all()
         drain(reconciler)
         out.append((_writes(sink), _events(sink)))
     return out

@@ -39,8 +39,8 @@ def test_a_rejected_placement_waits_for_an_edit_or_its_slow_retry() -> None:
     assert "must be no more than 63" in warning.note
     # Resyncs and other triggers pass it over.
     for index in range(2, 5):
-        reconciler.enqueue_all()
-        reconciler.observe([ObjectChange(None, cluster(f"c{index}"))])
+        reconciler.engine.enqueue_all()
+        reconciler.engine.observe([ObjectChange(None, cluster(f"c{index}"))])
         drain(reconciler)
     assert sink.attempts == 1
     plan = asyncio.run(reconciler.sync(key))
@@ -56,7 +56,7 @@ def test_a_rejected_placement_waits_for_an_edit_or_its_slow_retry() -> None:
     assert old is not None
     edited = placement(numberOfClusters=1)
     edited.metadata.resource_version = "2"
-    reconciler.observe([ObjectChange(old, edited)])
+    reconciler.engine.observe([ObjectChange(old, edited)])
     drain(reconciler)
     assert sink.attempts == 3
     assert len(sink.events) == 2

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from clusterplace.api import KubeObject, Placement, PlacementDecision
-from clusterplace.controller import ObjectChange, Reconciler
+from clusterplace.controller import Engine, ObjectChange, Reconciler
 from clusterplace.scheduling import schedule
 from tests.support.builders import (
     NOW,
@@ -70,7 +70,7 @@ def test_a_converged_hub_is_synced_without_a_write_or_an_event() -> None:
     reconciler, sink, _ = make_reconciler(world(*_clusters(5)))
     drain(reconciler)
     writes, events = len(sink.log), len(sink.events)
-    reconciler.enqueue_all()
+    reconciler.engine.enqueue_all()
     assert drain(reconciler) == 1
     assert (len(sink.log), len(sink.events)) == (writes, events)
 
@@ -105,7 +105,7 @@ def test_a_cluster_moving_between_pages_is_never_absent_from_every_decision() ->
     before = _decisions(reconciler)
     start = len(sink.log)
     # c050 goes: every later cluster moves up one place, c100 from page 2 to page 1.
-    reconciler.observe([ObjectChange(cluster("c050"), None)])
+    reconciler.engine.observe([ObjectChange(cluster("c050"), None)])
     drain(reconciler)
     actions = [(a, n) for a, _, n, _ in sink.log[start:]]
     assert actions == [
@@ -131,10 +131,10 @@ def test_no_change_of_membership_ever_opens_a_loss_window(n: int, flips: list[in
         name = f"c{flip:03d}"
         if flip in members:
             members.discard(flip)
-            reconciler.observe([ObjectChange(cluster(name), None)])
+            reconciler.engine.observe([ObjectChange(cluster(name), None)])
         else:
             members.add(flip)
-            reconciler.observe([ObjectChange(None, cluster(name))])
+            reconciler.engine.observe([ObjectChange(None, cluster(name))])
         drain(reconciler)
         _check_never_lost(before, sink, start)
         expected = sorted(f"c{i:03d}" for i in members)
@@ -145,7 +145,7 @@ def test_a_page_no_longer_needed_is_deleted_last() -> None:
     reconciler, sink, _ = make_reconciler(world(*_clusters(101)))
     drain(reconciler)
     start = len(sink.log)
-    reconciler.observe([ObjectChange(cluster("c100"), None)])
+    reconciler.engine.observe([ObjectChange(cluster("c100"), None)])
     drain(reconciler)
     assert [(a, n) for a, _, n, _ in sink.log[start:]] == [
         ("delete", f"{PLACEMENT}-decision-2"),
@@ -231,7 +231,7 @@ def test_a_misconfigured_placement_says_so_once() -> None:
     assert len(warnings) == 1 and "misconfigured" in warnings[0].note
     clocks.advance(timedelta(hours=1))  # past every retry backoff
     drain(reconciler)
-    reconciler.enqueue_all()
+    reconciler.engine.enqueue_all()
     drain(reconciler)
     assert len([e for _, _, e in sink.events if e.reason == "PlacementMisconfigured"]) == 1
 
@@ -240,7 +240,7 @@ def test_a_deleted_placement_takes_its_decisions_along_without_a_garbage_collect
     objects = world(*_clusters(2))
     reconciler, sink, _ = make_reconciler(objects)
     drain(reconciler)
-    reconciler.observe([ObjectChange(objects[-1], None)])
+    reconciler.engine.observe([ObjectChange(objects[-1], None)])
     drain(reconciler)
     assert [(a, n) for a, _, n, _ in sink.log[-2:]] == [
         ("delete", f"{PLACEMENT}-decision-1"),
@@ -254,7 +254,7 @@ def test_with_a_garbage_collector_the_controller_leaves_deletion_to_it() -> None
     reconciler, sink, _ = make_reconciler(objects, MemorySink(collects_garbage=True))
     drain(reconciler)
     count = len(sink.log)
-    reconciler.observe([ObjectChange(objects[-1], None)])
+    reconciler.engine.observe([ObjectChange(objects[-1], None)])
     drain(reconciler)
     assert len(sink.log) == count
 
@@ -272,7 +272,7 @@ def test_an_unchanged_object_seen_again_enqueues_nothing() -> None:
     objects = [cluster_set(), binding(), cluster("c1"), placement()]
     reconciler, _, _ = make_reconciler(objects)
     drain(reconciler)
-    reconciler.observe([ObjectChange(objects[2], cluster("c1"))])
+    reconciler.engine.observe([ObjectChange(objects[2], cluster("c1"))])
     assert len(reconciler.queue) == 0
 
 
@@ -283,10 +283,10 @@ def test_an_unexpected_error_in_a_sync_is_logged_and_retried_not_raised() -> Non
 
     logged: list[str] = []
     sink = Broken()
-    reconciler = Reconciler(sink, now=Clocks().now, clock=Clocks().clock, resync=None)
+    reconciler = Reconciler(Engine(clock=Clocks().clock, resync=None), sink, now=Clocks().now)
     reconciler.log = logged.append
-    sink.publish = reconciler.observe
-    reconciler.boot(world(*_clusters(2)))
+    sink.publish = reconciler.engine.observe
+    reconciler.engine.boot(world(*_clusters(2)))
     drain(reconciler)  # does not raise
     assert reconciler.stats.errors >= 1 and reconciler.queue.delayed == 1
     assert any(f"sync {KEY[0]}/{KEY[1]}: unexpected error: RuntimeError" in m for m in logged)
@@ -298,10 +298,10 @@ def test_what_is_kept_per_placement_goes_with_its_decisions() -> None:
     drain(reconciler)
     for i in range(200):
         pd = decision(NS, f"other-{i}", ["c0"], placement_label=f"other-{i}")
-        reconciler.observe([ObjectChange(None, pd)])
-        reconciler.observe([ObjectChange(pd, None)])
+        reconciler.engine.observe([ObjectChange(None, pd)])
+        reconciler.engine.observe([ObjectChange(pd, None)])
     assert set(reconciler.state._owned) == {KEY}
-    reconciler.observe([ObjectChange(objects[-1], None)])
+    reconciler.engine.observe([ObjectChange(objects[-1], None)])
     drain(reconciler)
     assert not reconciler.state._owned
     assert len(reconciler.expectations) == 0

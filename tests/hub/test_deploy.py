@@ -107,3 +107,22 @@ def test_the_image_installs_the_kube_extra_and_it_has_what_the_hub_imports() -> 
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     kube = {re.split(r"[<>=]", d)[0] for d in project["optional-dependencies"]["kube"]}
     assert kube == {"kubernetes", "aiohttp", "prometheus-client"}
+
+
+def test_the_sharded_deployment_is_the_same_deployment_with_shards() -> None:
+    """deployment-sharded.yaml: three replicas, six shards, Recreate (replicas of two
+    shard counts never run side by side), and otherwise what deployment.yaml runs."""
+    sharded = yaml.safe_load((DEPLOY / "deployment-sharded.yaml").read_text())
+    plain = _objects()[("Deployment", "clusterplace-placement-controller")]
+    assert sharded["metadata"] == plain["metadata"]  # it replaces the plain one
+    assert sharded["spec"]["replicas"] == 3
+    assert sharded["spec"]["strategy"] == {"type": "Recreate"}
+    container = sharded["spec"]["template"]["spec"]["containers"][0]
+    args = container["args"]
+    assert args[args.index("--shards") + 1] == "6"
+    plain_container = plain["spec"]["template"]["spec"]["containers"][0]
+    assert [a for a in args if a not in ("--shards", "6")] == plain_container["args"]
+    for key in ("image", "ports", "livenessProbe", "readinessProbe", "securityContext"):
+        assert container[key] == plain_container[key]
+    pod, plain_pod = sharded["spec"]["template"]["spec"], plain["spec"]["template"]["spec"]
+    assert pod["serviceAccountName"] == plain_pod["serviceAccountName"]

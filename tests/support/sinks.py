@@ -14,7 +14,7 @@ from datetime import datetime, timedelta
 from typing import TypeVar
 
 from clusterplace.api import KubeObject, Placement, PlacementDecision
-from clusterplace.controller import HubWriteError, Key, ObjectChange, Reconciler, Write
+from clusterplace.controller import Engine, HubWriteError, Key, ObjectChange, Reconciler, Write
 from clusterplace.scheduling.events import Event
 from tests.support.builders import NOW
 
@@ -103,13 +103,13 @@ def make_reconciler(
 ) -> tuple[Reconciler, MemorySink, Clocks]:
     sink = sink if sink is not None else MemorySink()
     clocks = clocks if clocks is not None else Clocks()
-    reconciler = Reconciler(sink, now=clocks.now, clock=clocks.clock, resync=None)
-    sink.publish = reconciler.observe
-    reconciler.boot(objects)
+    reconciler = Reconciler(Engine(clock=clocks.clock, resync=None), sink, now=clocks.now)
+    sink.publish = reconciler.engine.observe
+    reconciler.engine.boot(objects)
     return reconciler, sink, clocks
 
 
 def drain(reconciler: Reconciler) -> int:
     """Sync everything ready (a placement that never settles, such as one ranked by a
     negative Steady weight, at most SETTLE_LIMIT times); returns how many syncs ran."""
-    return asyncio.run(reconciler.drain(settle=True))
+    return asyncio.run(reconciler.engine.settle())

@@ -253,6 +253,14 @@ def set_condition(conditions: Sequence[Condition], new: Condition) -> list[Condi
             continue
         found = True
         keep_time = existing.status == new.status
+        if (
+            keep_time
+            and existing.reason == new.reason
+            and existing.message == new.message
+            and existing.observed_generation == new.observed_generation
+        ):
+            out.append(existing)  # the copy would equal it field for field (conditions are frozen)
+            continue
         out.append(
             new.model_copy(
                 update={

@@ -41,7 +41,7 @@ def run_schedule(
             result = schedule(fleet, now=now, progress=bar.update)
             if may_move(result):
                 bar.phase("checking where the controller settles")
-                moved = differs_after_settling(result, settle(fleet, now=now).result)
+                moved = differs_after_settling(result, settle(fleet, now=now, after=result).result)
                 if moved:
                     names = ", ".join(f"{ns}/{n}" for ns, n in moved)
                     warn(

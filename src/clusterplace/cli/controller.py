@@ -46,6 +46,7 @@ _KUBE_ONLY = (
     "retry_period",
     "disable_leader_election",
     "cluster_profile_namespace",
+    "shards",
 )
 
 
@@ -168,6 +169,16 @@ def _seconds(flag: str, dest: str, default: int, help_text: str) -> Callable[[F]
     help="Kubernetes hub: read ClusterProfiles in this inventory namespace only "
     "[default: every namespace].",
 )
+@click.option(
+    "--shards",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    metavar="N",
+    help="Kubernetes hub: split the placements into N shards by namespace, each with its "
+    'own Lease; every replica holds its share of them (docs/controller.md, "Sharded '
+    'controllers"). Give every replica the same N.',
+)
 @click.pass_context
 def controller(
     ctx: click.Context,
@@ -190,6 +201,7 @@ def controller(
     disable_leader_election: bool,
     decision_format: str,
     cluster_profile_namespace: str | None,
+    shards: int,
 ) -> None:
     """Keep PlacementDecisions and Placement status current as the hub changes.
 
@@ -230,6 +242,16 @@ def controller(
             raise click.UsageError(f"{', '.join(_flag(m) for m in misplaced)}: only with --hub DIR")
         if context is not None and kubeconfig is None:
             raise click.UsageError("--context goes with --kubeconfig")
+        if shards > 1 and disable_leader_election:
+            raise click.UsageError(
+                f"--shards {shards}: each shard is held through its Lease, so it needs "
+                "leader election (leave out --disable-leader-election, or use --shards 1)"
+            )
+        if shards > 1 and decision_format == "both":
+            raise click.UsageError(
+                f"--shards {shards}: SIG-Multicluster PlacementDecisions are written by an "
+                "unsharded controller only (use --decision-format ocm, or --shards 1)"
+            )
         _run_kubernetes(
             kubeconfig,
             context,
@@ -241,6 +263,7 @@ def controller(
             expectation_timeout,
             decision_format,
             cluster_profile_namespace,
+            shards,
         )
         return
     misplaced = sorted(explicit.intersection(_KUBE_ONLY))
@@ -335,6 +358,7 @@ def _run_kubernetes(
     expectation_timeout: float,
     decision_format: str,
     profile_namespace: str | None,
+    shards: int = 1,
 ) -> None:
     try:
         from clusterplace.hub.kubernetes.election import ElectionTimes
@@ -354,6 +378,7 @@ def _run_kubernetes(
         expectation_timeout=expectation_timeout,
         decision_format=decision_format,
         profile_namespace=profile_namespace,
+        shards=shards,
     )
     code = run_kubernetes_controller(options, report=_log)
     if code:

@@ -146,7 +146,7 @@ def rollout_text(found: RolloutExplanation) -> list[str]:
     else:
         lines.append(
             "Next sync: at the next change (a work's status, a decision, the "
-            "ManifestWorkReplicaSet), or the 30-minute resync; no recheck is due"
+            "ManifestWorkReplicaSet), or the controller's next resync; no recheck is due"
         )
     for placement in found.placements:
         lines.append("")

@@ -1,9 +1,11 @@
 """The ManifestWorkReplicaSet controller: each MWRS's works kept as its placements'
 decisions and rollout strategies say, as upstream's MWRS controller keeps them.
 
-Level-triggered like the placement reconciler beside it: a key is planned from the cache
-(:class:`DeliveryState`, written only by the hub's change stream), then written; the
-writes come back as changes. Triggers are upstream's: an MWRS changing; a ManifestWork
+A controller on the one reconcile engine (:mod:`clusterplace.controller.engine`), beside
+the placement controller and level-triggered like it: a key is planned from the engine's
+one cache (the MWRSs and works in its :class:`WorkIndex`, the Placements and decisions
+where the placement controller reads them), then written; the writes come back as
+changes. Triggers are upstream's: an MWRS changing; a ManifestWork
 carrying an MWRS's owner label; a PlacementDecision or Placement an MWRS refers to. A
 rollout's recheck time requeues its MWRS. See docs/semantics.md, "Delivery", and
 docs/controller.md, "ManifestWorkReplicaSets on a Kubernetes hub".
@@ -11,12 +13,9 @@ docs/controller.md, "ManifestWorkReplicaSets on a Kubernetes hub".
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
-import time
-from collections import Counter, defaultdict
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections import defaultdict
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Protocol, TypeVar
 
@@ -30,22 +29,19 @@ from clusterplace.api import (
 )
 from clusterplace.api.base import set_condition
 from clusterplace.api.placement import PLACEMENT_LABEL
-from clusterplace.api.work import MWRS_FINALIZER, MWRS_LABEL, ManifestWorkReplicaSetStatus
-from clusterplace.controller.changes import Key, ObjectChange, against
-from clusterplace.controller.expectations import EXPECTATION_TIMEOUT_S, Expectations
-from clusterplace.controller.queue import WorkQueue
+from clusterplace.api.work import MWRS_FINALIZER, ManifestWorkReplicaSetStatus
+from clusterplace.controller.changes import Key, ObjectChange
+from clusterplace.controller.engine import Controller, Engine
+from clusterplace.controller.expectations import EXPECTATION_TIMEOUT_S
 from clusterplace.controller.sink import HubRefused, HubWriteError
+from clusterplace.controller.work_index import WorkIndex, work_set_owner
 from clusterplace.delivery import WARNINGS, ReplicaSetPlan, plan_replica_set
 from clusterplace.delivery.works import work_name, work_owner
-from clusterplace.scheduling import SETTLE_LIMIT, Event
+from clusterplace.scheduling import Event
 
-__all__ = ["CONFLICT", "DeliveryReconciler", "DeliveryState", "DeliveryStats", "WorkSink"]
+__all__ = ["CONFLICT", "DeliveryReconciler", "WorkSink"]
 
-RESYNC = 1800.0  # seconds: upstream's informer resync, as its longest requeue
-# With --once: an MWRS synced SETTLE_LIMIT times in one drain (each sync writing, and the
-# echo of the write enqueuing it again) has not settled; it is left as it is.
 CONFLICT = "WorkConflict"  # clusterplace's own: a work another owner holds
-DELIVERY_KINDS = (ManifestWorkReplicaSet, ManifestWork, Placement, PlacementDecision)
 
 KubeObjectT = TypeVar("KubeObjectT", bound=KubeObject)
 
@@ -278,176 +274,94 @@ def _held(obj: KubeObject) -> KubeObject | None:
     return None if meta.deletion_timestamp is not None and not meta.finalizers else obj
 
 
-def _owner(work: ManifestWork) -> Key | None:
-    """The MWRS a work's owner label names (``<namespace>.<name>``, exactly one dot)."""
-    value = work.labels.get(MWRS_LABEL)
-    if value is None:
-        return None
-    parts = value.split(".")
-    return (parts[0], parts[1]) if len(parts) == 2 else None
-
-
-class DeliveryState:
-    """The watched MWRSs, ManifestWorks, Placements and PlacementDecisions, with the
-    indexes the triggers and the planner read. Only :meth:`record` changes it."""
-
-    def __init__(self) -> None:
-        self.work_sets: dict[Key, ManifestWorkReplicaSet] = {}
-        self.works: dict[Key, ManifestWork] = {}
-        self.placements: dict[Key, Placement] = {}
-        self.decisions: dict[Key, PlacementDecision] = {}
-        self._owned: dict[Key, set[Key]] = defaultdict(set)  # MWRS -> its works
-        self._pages: dict[Key, set[Key]] = defaultdict(set)  # placement -> its decisions
-        self._users: dict[Key, set[Key]] = defaultdict(set)  # placement -> MWRSs naming it
-
-    def _table(self, obj: KubeObject) -> dict[Key, KubeObject] | None:
-        tables: dict[type, dict[Key, KubeObject]] = {
-            ManifestWorkReplicaSet: self.work_sets,  # type: ignore[dict-item]
-            ManifestWork: self.works,  # type: ignore[dict-item]
-            Placement: self.placements,  # type: ignore[dict-item]
-            PlacementDecision: self.decisions,  # type: ignore[dict-item]
-        }
-        return tables.get(type(obj))
-
-    def get(self, obj: KubeObject) -> KubeObject | None:
-        table = self._table(obj)
-        return None if table is None else table.get((obj.namespace, obj.name))
-
-    def record(self, change: ObjectChange) -> set[Key]:
-        """Apply ``change``; returns the MWRSs it triggers."""
-        obj = change.obj
-        table = self._table(obj)
-        if table is None:
-            return set()
-        key = (obj.namespace, obj.name)
-        old = table.get(key)
-        if change.new is None:
-            table.pop(key, None)
-        else:
-            table[key] = change.new
-        triggered: set[Key] = set()
-        for version, step in ((old, -1), (change.new, +1)):
-            if version is not None:
-                triggered |= self._index(key, version, step)
-        return triggered
-
-    def _index(self, key: Key, obj: KubeObject, step: int) -> set[Key]:
-        def move(index: dict[Key, set[Key]], at: Key, member: Key) -> None:
-            if step > 0:
-                index[at].add(member)
-            else:
-                members = index.get(at)
-                if members is not None:
-                    members.discard(member)
-                    if not members:
-                        del index[at]
-
-        if isinstance(obj, ManifestWorkReplicaSet):
-            for ref in obj.spec.placement_refs:
-                move(self._users, (obj.namespace, ref.name), key)
-            return {key}
-        if isinstance(obj, ManifestWork):
-            owner = _owner(obj)
-            if owner is None:
-                return set()
-            move(self._owned, owner, key)
-            return {owner}
-        if isinstance(obj, PlacementDecision):
-            name = obj.labels.get(PLACEMENT_LABEL)
-            if name is None:
-                return set()
-            move(self._pages, (obj.namespace, name), key)
-            return set(self._users.get((obj.namespace, name), ()))
-        return set(self._users.get(key, ()))  # a Placement
-
-    def owned(self, key: Key) -> list[ManifestWork]:
-        """The works carrying MWRS ``key``'s owner label, by (namespace, name)."""
-        return [self.works[k] for k in sorted(self._owned.get(key, ()))]
-
-    def plan(
-        self, key: Key, now: datetime, *, finalizers: bool, generate_names: bool = False
-    ) -> ReplicaSetPlan | None:
-        """Plan MWRS ``key`` from the cache (None when it is not there). With
-        ``generate_names``, a new work has no name: the hub names it."""
-        mwrs = self.work_sets.get(key)
-        if mwrs is None:
-            return None
-        namespace = mwrs.namespace
-        names = [ref.name for ref in mwrs.spec.placement_refs]
-        placements = {n: p for n in names if (p := self.placements.get((namespace, n))) is not None}
-        decisions = {
-            n: [self.decisions[k] for k in sorted(self._pages.get((namespace, n), ()))]
-            for n in names
-        }
-        return plan_replica_set(
-            mwrs,
-            placements,
-            decisions,
-            self.owned(key),
-            now,
-            finalizers=finalizers,
-            name_for=_hub_names if generate_names else lambda _, ref: work_name(mwrs, ref),
-        )
-
-
 def _hub_names(cluster: str, placement: str) -> str:
     """No name: the hub names a new work (``generateName``)."""
     return ""
 
 
-@dataclass
-class DeliveryStats:
-    syncs: int = 0
-    writes: int = 0
-    errors: int = 0
+class DeliveryReconciler(Controller):
+    """Keeps every MWRS's works and status current, written through a
+    :class:`WorkSink`. ``is_cluster`` says whether a namespace is a cluster's (None:
+    unknown, and works in other namespaces are kept); ``hold_deletions`` holds every
+    deletion while the hub is not whole."""
 
-
-class DeliveryReconciler:
-    """Keeps every MWRS's works and status current. Fed by :meth:`observe` (the same
-    change stream as the placement reconciler), written through a :class:`WorkSink`."""
+    noun = "ManifestWorkReplicaSet"
+    doing = "delivering works"
+    # Upstream's MWRS controller watches these.
+    watches = (ManifestWorkReplicaSet, ManifestWork, Placement, PlacementDecision)
 
     def __init__(
         self,
+        engine: Engine,
         sink: WorkSink,
         *,
         now: Callable[[], datetime] | None = None,
-        clock: Callable[[], float] = time.monotonic,
-        log: Callable[[str], None] = lambda _: None,
+        log: Callable[[str], None] | None = None,
         hold_deletions: Callable[[], bool] = lambda: False,
         is_cluster: Callable[[str], bool] | None = None,
         expectation_timeout: float = EXPECTATION_TIMEOUT_S,
     ) -> None:
+        super().__init__(engine, log=log, expectation_timeout=expectation_timeout)
         self.sink = sink
-        self.is_cluster = is_cluster  # whether a namespace is a cluster's (None: unknown)
-        self.state = DeliveryState()
-        self.expectations = Expectations(expectation_timeout)
-        self.queue: WorkQueue[Key] = WorkQueue(clock)
+        self.is_cluster = is_cluster
         self.now = now or (lambda: datetime.now(UTC))
-        self.log = log
-        self.stats = DeliveryStats()
         self.hold_deletions = hold_deletions
-        self.wake = asyncio.Event()
-        self.unsettled: set[Key] = set()  # MWRSs a settling drain left alone
 
-    def observe(self, changes: Iterable[ObjectChange]) -> None:
-        """Take changes into the cache and enqueue the MWRSs they trigger."""
-        for change in changes:
-            if not isinstance(change.obj, DELIVERY_KINDS):
-                continue
-            met = self.expectations.observe(change)
-            if met is not None:
-                self.queue.add(met)
-            moved = against(change, self.state.get(change.obj))
-            if moved is None:
-                continue
-            for key in sorted(self.state.record(moved)):
-                self.queue.add(key)
-        self.wake.set()
+    @property
+    def index(self) -> WorkIndex:
+        return self.state.works
 
-    def enqueue_all(self) -> None:
-        for key in sorted(self.state.work_sets):
-            self.queue.add(key)
-        self.wake.set()
+    def name(self, key: Key) -> str:
+        return f"ManifestWorkReplicaSet {key[0]}/{key[1]}"
+
+    # -- the engine's questions ----------------------------------------------------------
+
+    def triggered(self, change: ObjectChange) -> list[Key]:
+        """Upstream's triggers: the MWRS itself; the owner named by a work's label; the
+        MWRSs that name a Placement, or the placement a decision is labelled for."""
+        keys: set[Key] = set()
+        for obj in (change.old, change.new):
+            if isinstance(obj, ManifestWorkReplicaSet):
+                keys.add((obj.namespace, obj.name))
+            elif isinstance(obj, ManifestWork):
+                owner = work_set_owner(obj)
+                if owner is not None:
+                    keys.add(owner)
+            elif isinstance(obj, PlacementDecision):
+                label = obj.labels.get(PLACEMENT_LABEL)
+                if label is not None:
+                    keys |= self.index.users([(obj.namespace, label)])
+            elif isinstance(obj, Placement):
+                keys |= self.index.users([(obj.namespace, obj.name)])
+        return sorted(keys)
+
+    def keys(self) -> list[Key]:
+        return sorted(self.index.work_sets)
+
+    # -- syncing -------------------------------------------------------------------------
+
+    def _plan(self, key: Key, now: datetime) -> ReplicaSetPlan | None:
+        """Plan MWRS ``key`` from the cache (None when it is not there)."""
+        mwrs = self.index.work_sets.get(key)
+        if mwrs is None:
+            return None
+        namespace = mwrs.namespace
+        names = [ref.name for ref in mwrs.spec.placement_refs]
+        placements = {
+            n: p for n in names if (p := self.state.placement((namespace, n))) is not None
+        }
+        decisions = {n: self.state.owned((namespace, n)) for n in names}
+        return plan_replica_set(
+            mwrs,
+            placements,
+            decisions,
+            self.index.owned(key),
+            now,
+            finalizers=self.sink.uses_finalizers,
+            name_for=(
+                _hub_names if self.sink.generates_names else lambda _, ref: work_name(mwrs, ref)
+            ),
+        )
 
     async def sync(self, key: Key) -> ReplicaSetPlan | None:
         """Sync one MWRS: plan from the cache, write, requeue as the plan says."""
@@ -457,47 +371,37 @@ class DeliveryReconciler:
             return None
         now = self.now()
         try:
-            plan = self.state.plan(
-                key,
-                now,
-                finalizers=self.sink.uses_finalizers,
-                generate_names=self.sink.generates_names,
-            )
+            plan = self._plan(key, now)
             if plan is None:
                 await self._collect_garbage(key)
                 return None
-            plan = claim_works(plan, self.state.work_sets[key], self.state.works, now)
+            plan = claim_works(plan, self.index.work_sets[key], self.index.works, now)
             if not self.hold_deletions():
-                plan = drop_duplicates(plan, self.state.owned(key))
+                plan = drop_duplicates(plan, self.index.owned(key))
                 if self.is_cluster is not None:
-                    plan = drop_strays(plan, self.state.owned(key), self.is_cluster)
+                    plan = drop_strays(plan, self.index.owned(key), self.is_cluster)
             self.stats.syncs += 1
             if plan.requeue_after is not None:
                 self.queue.add_after(key, plan.requeue_after.total_seconds())
             await self._write(key, plan)
         except HubWriteError as err:
-            self._failed(key, str(err))
+            self.retry(key, str(err))
             return None
         except HubRefused:
             raise
         except Exception as err:  # never ends the loop
-            self._failed(key, f"unexpected error: {type(err).__name__}: {err}")
+            self.retry(key, f"unexpected error: {type(err).__name__}: {err}")
             return None
         if plan.errors:
             self.stats.errors += 1
-            self.log(f"sync ManifestWorkReplicaSet {key[0]}/{key[1]}: {'; '.join(plan.errors)}")
+            self.log(f"sync {self.name(key)}: {'; '.join(plan.errors)}")
             self.queue.add_rate_limited(key)
         else:
             self.queue.forget(key)
         return plan
 
-    def _failed(self, key: Key, why: str) -> None:
-        self.stats.errors += 1
-        self.log(f"sync ManifestWorkReplicaSet {key[0]}/{key[1]}: {why}; retrying")
-        self.queue.add_rate_limited(key)
-
     async def _write(self, key: Key, plan: ReplicaSetPlan) -> None:
-        mwrs = self.state.work_sets[key]
+        mwrs = self.index.work_sets[key]
         # The works go first: an MWRS being deleted keeps its finalizer until every
         # delete was made (a failed one retries the sync), as upstream's finalizer step.
         for work in plan.deletes:
@@ -509,7 +413,7 @@ class DeliveryReconciler:
             mwrs = await self._expect(key, mwrs, self.sink.set_finalizers(mwrs, finalizers))
         for desired in plan.applies:
             if desired.name:
-                current = self.state.works.get((desired.namespace, desired.name))
+                current = self.index.works.get((desired.namespace, desired.name))
                 await self._expect(key, desired, self.sink.apply_work(current, desired), current)
             else:
                 await self._create_named_by_hub(key, desired)
@@ -553,7 +457,7 @@ class DeliveryReconciler:
         create chose, whatever version the cache holds came after the create)."""
         written = await self.sink.apply_work(None, desired)
         self.stats.writes += 1
-        if (written.namespace, written.name) in self.state.works:
+        if (written.namespace, written.name) in self.index.works:
             return
         self.expectations.begin(key, written)
         self.expectations.wrote(key, written, written, self.queue.clock(), until_seen=True)
@@ -577,59 +481,6 @@ class DeliveryReconciler:
         self.expectations.forget(key)
         if self.sink.uses_finalizers or self.hold_deletions():
             return
-        for work in self.state.owned(key):
+        for work in self.index.owned(key):
             await self._delete(key, work)
         await self.sink.forget_replica_set(key)
-
-    async def drain(self, stop: asyncio.Event | None = None, *, settle: bool = False) -> int:
-        """Sync every ready key until none is left (or ``stop``); returns how many.
-        ``settle`` (a run that ends when nothing is left to do) leaves an MWRS alone
-        once this drain synced it :data:`SETTLE_LIMIT` times, each sync writing again."""
-        count = 0
-        runs: Counter[Key] = Counter()
-        while not (stop is not None and stop.is_set()) and (key := self.queue.pop()) is not None:
-            try:
-                runs[key] += 1
-                if settle and runs[key] > SETTLE_LIMIT:
-                    if key not in self.unsettled:
-                        self.unsettled.add(key)
-                        self.log(
-                            f"ManifestWorkReplicaSet {key[0]}/{key[1]} did not settle: each "
-                            f"of its last {SETTLE_LIMIT} syncs wrote again; left as it is"
-                        )
-                    continue
-                await self.sync(key)
-            finally:
-                self.queue.done(key)
-            count += 1
-            if count % 64 == 0:
-                await asyncio.sleep(0)
-        return count
-
-    async def run(self, stop: asyncio.Event) -> None:
-        """Sync until ``stop`` is set: whenever a change, a delayed key or a recheck
-        time comes, and every MWRS again each :data:`RESYNC` seconds (upstream's
-        informer resync, which stands in for a recheck 30 minutes or more away)."""
-        last_resync = self.queue.clock()
-        while not stop.is_set():
-            before = self.stats.writes
-            synced = await self.drain(stop)
-            if synced:
-                writes = self.stats.writes - before
-                self.log(f"{synced} ManifestWorkReplicaSet syncs: {writes} writes")
-            if self.queue.clock() - last_resync >= RESYNC:
-                last_resync = self.queue.clock()
-                self.enqueue_all()
-            self.wake.clear()
-            if len(self.queue):
-                continue
-            due = self.queue.next_due()
-            until_resync = max(0.0, last_resync + RESYNC - self.queue.clock())
-            timeout = until_resync if due is None else min(due, until_resync)
-            wake = asyncio.create_task(self.wake.wait())
-            stopped = asyncio.create_task(stop.wait())
-            try:
-                await asyncio.wait({wake, stopped}, timeout=timeout, return_when="FIRST_COMPLETED")
-            finally:
-                wake.cancel()
-                stopped.cancel()

@@ -35,6 +35,7 @@ from clusterplace.api import (
 from clusterplace.api.placement import PLACEMENT_LABEL
 from clusterplace.controller.changes import Key, ObjectChange
 from clusterplace.controller.state import HubState
+from clusterplace.scheduling.for_controllers import SetSelectorError, cluster_set_selector
 
 __all__ = ["addon_resources", "is_placement_input", "placements_to_sync"]
 
@@ -78,8 +79,9 @@ def _sets_of(cluster: ManagedCluster, hub: HubState) -> list[str] | None:
     found = []
     sets = hub.fleet.cluster_sets
     for name in sorted(sets):
-        selector = hub.set_selector(sets[name])
-        if selector is None:
+        try:
+            selector = cluster_set_selector(sets[name])
+        except SetSelectorError:
             return None
         if selector.matches(cluster.labels):
             found.append(name)

@@ -1,8 +1,9 @@
-"""The reconcile loop: changes in, placements enqueued, synced one at a time, results out.
+"""The placement controller: keeps PlacementDecisions and Placement statuses current,
+as a controller on the one reconcile engine (:mod:`clusterplace.controller.engine`).
 
-It knows nothing of files or HTTP: a hub feeds it :class:`ObjectChange` batches and gives it
-a :class:`Sink` to write to. One worker syncs one key at a time (as upstream), so a
-placement never syncs concurrently with itself.
+It knows nothing of files or HTTP: a hub feeds the engine :class:`ObjectChange` batches
+and gives the controller a :class:`Sink` to write to. The engine syncs one key at a time
+(as upstream's one worker), so a placement never syncs concurrently with itself.
 
 Level-triggered, as upstream's controller: a key taken from the queue is planned from the
 cache, which only the hub's change stream writes, then written; a resync plans every
@@ -14,30 +15,31 @@ decided when a change arrives, from what it reaches (:mod:`clusterplace.scheduli
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import time
-from collections import Counter
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Protocol
 
-from clusterplace.api import KubeObject, Placement, PlacementDecision
+from clusterplace.api import (
+    AddOnPlacementScore,
+    ManagedCluster,
+    ManagedClusterSet,
+    ManagedClusterSetBinding,
+    Placement,
+    PlacementDecision,
+)
 from clusterplace.collector import collector_paused
-from clusterplace.controller.changes import Key, ObjectChange, against
-from clusterplace.controller.enqueue import is_placement_input, placements_to_sync
-from clusterplace.controller.expectations import EXPECTATION_TIMEOUT_S, Expectations
-from clusterplace.controller.queue import WorkQueue
+from clusterplace.controller.changes import Key, ObjectChange
+from clusterplace.controller.engine import Controller, ControllerStats, Engine
+from clusterplace.controller.enqueue import placements_to_sync
+from clusterplace.controller.expectations import EXPECTATION_TIMEOUT_S
 from clusterplace.controller.sink import HubRefused, HubWriteError, HubWriteRejected, Sink
-from clusterplace.controller.state import HubState
 from clusterplace.controller.sync import SyncPlan, Write, plan_sync, score_expiry
-from clusterplace.errors import ClusterplaceError
-from clusterplace.scheduling import SETTLE_LIMIT, Event
+from clusterplace.scheduling import Event
 
-__all__ = ["HubSourceEnded", "Reconciler", "SyncObserver", "SyncStats", "synced_text"]
+__all__ = ["Reconciler", "SyncObserver", "SyncStats", "synced_text"]
 
-DEFAULT_RESYNC = 600.0  # seconds: upstream's informer resync period
 AWAITING_ECHO = "the echoes of its last writes have not arrived yet"
 UNCHANGED = "no change since its last plan reached it"
 REJECTED = "the hub rejected its last writes; retried when the placement changes"
@@ -47,9 +49,6 @@ REJECTED = "the hub rejected its last writes; retried when the placement changes
 REJECTED_RETRY = 300.0
 REJECTED_RETRY_CAP = 3600.0
 NOTE_MAX = 1000  # an event's note is at most 1 KiB on Kubernetes
-# With --once, a placement synced SETTLE_LIMIT times in one run (each sync writing, and
-# the echo of the write enqueuing it again) has not settled: it is left as it is. The
-# limit is the one schedule --settle keeps, so both leave a placement at the same sync.
 
 
 def synced_text(syncs: int, placements: int) -> str:
@@ -74,21 +73,13 @@ def _version(placement: Placement) -> str:
     return placement.metadata.resource_version or placement.model_dump_json()
 
 
-class HubSourceEnded(ClusterplaceError):
-    """The hub's change stream ended while the controller was running."""
-
-
 @dataclass
-class SyncStats:
-    """Counters since start (the controller's log reads them)."""
+class SyncStats(ControllerStats):
+    """The placement controller's counters since start."""
 
-    syncs: int = 0
-    placements: int = 0  # distinct placements synced by the last drain
     hinted: int = 0  # syncs passed over: no change since the last plan reached it
     awaiting: int = 0  # syncs put off until the echoes of earlier writes arrived
-    writes: int = 0
     events: int = 0
-    errors: int = 0
 
 
 class SyncObserver(Protocol):
@@ -101,84 +92,75 @@ class SyncObserver(Protocol):
         """The writes (upstream's bind duration: decisions and the status patch)."""
 
 
-class Reconciler:
+class Reconciler(Controller):
     """Keeps a hub's PlacementDecisions and Placement statuses current.
 
-    ``now`` gives the wall-clock time a sync schedules at (read per sync); ``clock`` the
-    monotonic time the queue delays by. Both are parameters so that tests can drive
-    them. ``hints`` passes over a queued placement that no change since its last plan
-    reached (:mod:`clusterplace.scheduling.hints`); without it every placement taken
-    from the queue is planned.
+    ``now`` gives the wall-clock time a sync schedules at (read per sync; a parameter so
+    that tests can drive it). ``hints`` passes over a queued placement that no change
+    since its last plan reached (:mod:`clusterplace.scheduling.hints`); without it
+    every placement taken from the queue is planned.
     """
+
+    noun = "placement"
+    doing = "syncing placements"
+    # Upstream's placement controller watches these (its EventsToRegister).
+    watches = (
+        Placement,
+        PlacementDecision,
+        ManagedCluster,
+        ManagedClusterSet,
+        ManagedClusterSetBinding,
+        AddOnPlacementScore,
+    )
 
     def __init__(
         self,
+        engine: Engine,
         sink: Sink,
         *,
         now: Callable[[], datetime] | None = None,
-        clock: Callable[[], float] = time.monotonic,
-        resync: float | None = DEFAULT_RESYNC,
-        log: Callable[[str], None] = lambda _: None,
+        log: Callable[[str], None] | None = None,
         hints: bool = True,
         expectation_timeout: float = EXPECTATION_TIMEOUT_S,
     ) -> None:
+        super().__init__(engine, log=log, expectation_timeout=expectation_timeout)
         self.sink = sink
-        self.state = HubState()
-        self.expectations = Expectations(expectation_timeout)
-        self.queue: WorkQueue[Key] = WorkQueue(clock)
         self.now = now or (lambda: datetime.now(UTC))
-        self.resync = resync
-        self.log = log
-        self.stats = SyncStats()
+        self.stats: SyncStats = SyncStats()
         self.hints = hints
-        self.unsettled: set[Key] = set()  # with --once: placements that did not settle
-        self._wake = asyncio.Event()
         self._gone: set[Key] = set()  # placements deleted, whose status is still to forget
         self.rejected: dict[Key, Rejection] = {}  # writes rejected for good, until edited
         self.observer: SyncObserver | None = None
 
-    # -- input -------------------------------------------------------------------------
+    # -- the engine's questions ----------------------------------------------------------
 
-    def boot(self, objects: Iterable[KubeObject]) -> None:
-        """Start from a full listing: every placement is enqueued, in (namespace, name)
-        order, so a cold start decides as an offline run does."""
-        for obj in objects:
-            if is_placement_input(obj):
-                self.state.record(ObjectChange(None, obj))
-        self.enqueue_all()
+    def triggered(self, change: ObjectChange) -> list[Key]:
+        if isinstance(change.obj, Placement):
+            key = (change.obj.namespace, change.obj.name)
+            if change.new is None:
+                self._gone.add(key)
+                self.rejected.pop(key, None)
+            else:
+                self._gone.discard(key)
+        return placements_to_sync(change, self.state)
 
-    def enqueue_all(self) -> None:
-        """Enqueue every placement (a resync: each is planned again, none passed over)."""
+    def keys(self) -> list[Key]:
+        return self.state.placement_keys()
+
+    def resynced(self) -> None:
         self.state.hints.all_stale()
-        for key in self.state.placement_keys():
-            self.queue.add(key)
-        self._wake.set()
 
-    def observe(self, changes: Iterable[ObjectChange]) -> None:
-        """Take changes from the hub's change stream (in order) into the cache, and
-        enqueue what upstream would enqueue. Each change is also checked against the
-        queueing hints here, when it arrives (:mod:`clusterplace.scheduling.hints`)."""
-        for change in changes:
-            if not is_placement_input(change.obj):
-                continue
-            met = self.expectations.observe(change)
-            if met is not None:
-                self.queue.add(met)
-            moved = against(change, self.state.get(change.obj))
-            if moved is None:
-                continue  # nothing new
-            change = moved
-            self.state.record(change)
-            if isinstance(change.obj, Placement):
-                key = (change.obj.namespace, change.obj.name)
-                if change.new is None:
-                    self._gone.add(key)
-                    self.rejected.pop(key, None)
-                else:
-                    self._gone.discard(key)
-            for key in placements_to_sync(change, self.state):
-                self.queue.add(key)
-        self._wake.set()
+    async def flush(self) -> None:
+        try:
+            await self.sink.flush()
+        except HubWriteError as err:
+            self.stats.errors += 1
+            self.log(f"flush: {err}")
+
+    def summary(self, synced: int, before: ControllerStats) -> str:
+        writes = self.stats.writes - before.writes
+        events = self.stats.events - getattr(before, "events", 0)
+        return f"{synced_text(synced, self.stats.placements)}: {writes} writes, {events} events"
 
     # -- syncing -----------------------------------------------------------------------
 
@@ -236,11 +218,11 @@ class Reconciler:
         except HubWriteRejected as err:
             await self._rejected(plan, str(err))
         except HubWriteError as err:
-            self._failed(key, str(err))
+            self.retry(key, str(err))
         except HubRefused:
             raise  # a permission is missing: stop, and say which
         except Exception as err:  # a fault of ours or an odd answer: never ends the loop
-            self._failed(key, f"unexpected error: {type(err).__name__}: {err}")
+            self.retry(key, f"unexpected error: {type(err).__name__}: {err}")
         else:
             if plan.error is not None:
                 self.stats.errors += 1
@@ -303,11 +285,9 @@ class Reconciler:
         except HubWriteError as err:
             self.log(f"event WriteRejected for {key[0]}/{key[1]} not written: {err}")
 
-    def _failed(self, key: Key, why: str) -> None:
+    def retry(self, key: Key, why: str) -> None:
         self.state.hints.stale(key)
-        self.stats.errors += 1
-        self.log(f"sync {key[0]}/{key[1]}: {why}; retrying")
-        self.queue.add_rate_limited(key)
+        super().retry(key, why)
 
     async def _apply(self, plan: SyncPlan) -> None:
         placement = plan.placement
@@ -378,107 +358,3 @@ class Reconciler:
         if owned or key in self._gone:
             await self.sink.forget_placement(key)
         self._gone.discard(key)
-
-    async def drain(
-        self,
-        stop: asyncio.Event | None = None,
-        *,
-        settle: bool = False,
-        progress: Callable[[int], None] | None = None,
-    ) -> int:
-        """Sync every ready key (and those that become ready meanwhile) until ``stop``
-        is set; returns how many syncs ran. Delayed keys stay delayed. A sync that has
-        begun always ends: stopping never leaves a placement half-written. ``settle``
-        (a run that ends when nothing is left to do) leaves a placement alone once it
-        was synced :data:`SETTLE_LIMIT` times, each sync writing again. ``progress`` is
-        told, after each sync, how many placements this drain has synced so far."""
-        count = 0
-        runs: Counter[Key] = Counter()
-        self.stats.placements = 0
-        while not (stop is not None and stop.is_set()) and (key := self.queue.pop()) is not None:
-            try:
-                runs[key] += 1
-                if settle and runs[key] > SETTLE_LIMIT:
-                    if key not in self.unsettled:
-                        self.unsettled.add(key)
-                        self.log(
-                            f"{key[0]}/{key[1]} did not settle: each of its last "
-                            f"{SETTLE_LIMIT} syncs wrote again; left as it is"
-                        )
-                    continue
-                await self.sync(key)
-            finally:
-                self.queue.done(key)
-                self.stats.placements = len(runs)
-            count += 1
-            if progress is not None:
-                progress(len(runs))
-            if count % 64 == 0:
-                await asyncio.sleep(0)  # let a watch deliver changes meanwhile
-        return count
-
-    async def run(self, batches: AsyncIterator[list[ObjectChange]], stop: asyncio.Event) -> None:
-        """Sync until ``stop`` is set, taking change batches as they come. The hub's
-        change stream failing (a watch refused, say) ends the run with its error."""
-        feeder = asyncio.create_task(self._feed(batches, stop))
-        last_resync = self.queue.clock()
-        try:
-            while not stop.is_set():
-                if feeder.done():
-                    feeder.result()  # the source failed: raise its error
-                    if not stop.is_set():
-                        raise HubSourceEnded("the hub's change stream ended")
-                    break
-                before = (self.stats.writes, self.stats.events)
-                synced = await self.drain(stop)
-                if synced:
-                    await self._flush()
-                    writes = self.stats.writes - before[0]
-                    events = self.stats.events - before[1]
-                    done = synced_text(synced, self.stats.placements)
-                    self.log(f"{done}: {writes} writes, {events} events")
-                if self.resync is not None and self.queue.clock() - last_resync >= self.resync:
-                    last_resync = self.queue.clock()
-                    self.enqueue_all()
-                    continue
-                await self._sleep(stop, last_resync, feeder)
-        finally:
-            feeder.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await feeder
-            await self._flush()
-
-    async def _flush(self) -> None:
-        try:
-            await self.sink.flush()
-        except HubWriteError as err:
-            self.stats.errors += 1
-            self.log(f"flush: {err}")
-
-    async def _feed(self, batches: AsyncIterator[list[ObjectChange]], stop: asyncio.Event) -> None:
-        async for batch in batches:
-            self.observe(batch)
-            if stop.is_set():
-                return
-
-    async def _sleep(
-        self, stop: asyncio.Event, last_resync: float, feeder: asyncio.Task[None]
-    ) -> None:
-        """Wait for a change, a delayed key, the next resync, the source failing, or
-        ``stop``."""
-        waits = [self.queue.next_due()]
-        if self.resync is not None:
-            waits.append(max(0.0, last_resync + self.resync - self.queue.clock()))
-        timeout = min((w for w in waits if w is not None), default=None)
-        self._wake.clear()
-        if len(self.queue):
-            return
-        wake = asyncio.create_task(self._wake.wait())
-        stopped = asyncio.create_task(stop.wait())
-        try:
-            await asyncio.wait(
-                {wake, stopped, feeder}, timeout=timeout, return_when="FIRST_COMPLETED"
-            )
-        finally:
-            for task in (wake, stopped):
-                task.cancel()

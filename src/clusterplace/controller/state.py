@@ -1,5 +1,6 @@
-"""The hub as the controller sees it: every watched object (its informer caches), the
-scheduling snapshot built from them, and which placements' last plan still holds.
+"""The hub as the controllers see it: every watched object (their informer caches, one
+for all controllers), the scheduling snapshot built from them, and which placements'
+last plan still holds.
 
 Only the hub's change stream writes here (:meth:`HubState.record`): the controller's
 own writes come back as changes like anyone else's.
@@ -14,7 +15,6 @@ makes the next sync build a fresh one.
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from collections import Counter, defaultdict
 from datetime import datetime
 
@@ -22,35 +22,28 @@ from clusterplace.api import (
     AddOnPlacementScore,
     Fleet,
     KubeObject,
-    ManagedClusterSet,
+    ManifestWork,
+    ManifestWorkReplicaSet,
     Placement,
     PlacementDecision,
 )
 from clusterplace.api.placement import PLACEMENT_LABEL
 from clusterplace.controller.changes import Key, ObjectChange
-from clusterplace.labels import Selector
-from clusterplace.scheduling import (
-    LiveFleet,
-    QueueingHints,
-    SetSelectorError,
-    Snapshot,
-    cluster_set_selector,
-)
+from clusterplace.controller.work_index import WorkIndex
+from clusterplace.scheduling.for_controllers import LiveFleet, QueueingHints, Snapshot
 
 __all__ = ["HubState"]
 
 
 class HubState:
-    """Watched objects by kind (a :class:`Fleet`), kept current by :meth:`record`."""
+    """Watched objects by kind (a :class:`Fleet`, and the delivery objects in a
+    :class:`WorkIndex`), kept current by :meth:`record`."""
 
     def __init__(self) -> None:
         self.live = LiveFleet()  # the watched objects and the snapshot built from them
+        self.works = WorkIndex()  # ManifestWorkReplicaSets and ManifestWorks
         self.hints = QueueingHints()
-        self._expiries: dict[str, list[datetime]] = {}  # score validUntil times, by resource
         self._owned: dict[Key, set[Key]] = defaultdict(set)  # placement -> its decisions
-        # Each set's selector, with the object it was built from (objects are replaced,
-        # never changed in place); dropped with the set.
-        self._selectors: dict[str, tuple[ManagedClusterSet, Selector | None]] = {}
 
     # -- reading -----------------------------------------------------------------------
 
@@ -72,17 +65,6 @@ class HubState:
         it again would give the same writes (:mod:`clusterplace.scheduling.hints`)."""
         return self.hints.holds(key, self.placement(key), now)
 
-    def set_selector(self, cluster_set: ManagedClusterSet) -> Selector | None:
-        """The selector of ``cluster_set`` (None when it is invalid)."""
-        found = self._selectors.get(cluster_set.name)
-        if found is None or found[0] is not cluster_set:
-            try:
-                selector: Selector | None = cluster_set_selector(cluster_set)
-            except SetSelectorError:
-                selector = None
-            found = self._selectors[cluster_set.name] = (cluster_set, selector)
-        return found[1]
-
     def placement(self, key: Key) -> Placement | None:
         return self.fleet.placements.get(key)
 
@@ -97,20 +79,9 @@ class HubState:
         owners = {owner for owner, decisions in self._owned.items() if decisions and owner[1]}
         return sorted(owners.union(self.fleet.placements))
 
-    def next_expiry(self, resource: str, now: datetime) -> datetime | None:
-        """The earliest ``validUntil`` at or after ``now`` among the AddOnPlacementScores
-        of ``resource`` (their name), or None."""
-        times = self._expiries.get(resource)
-        if times is None:
-            times = self._expiries[resource] = sorted(
-                score.status.valid_until
-                for (_, name), score in self.fleet.scores.items()
-                if name == resource and score.status and score.status.valid_until
-            )
-        at = bisect_left(times, now)
-        return times[at] if at < len(times) else None
-
     def get(self, obj: KubeObject) -> KubeObject | None:
+        if isinstance(obj, ManifestWorkReplicaSet | ManifestWork):
+            return self.works.get(obj)
         return self.fleet.get(obj)
 
     # -- changing ----------------------------------------------------------------------
@@ -118,12 +89,13 @@ class HubState:
     def record(self, change: ObjectChange) -> None:
         """Bring the state up to date with ``change``, as the hub reported it."""
         obj = change.obj
+        if isinstance(obj, ManifestWorkReplicaSet | ManifestWork):
+            self.works.record(change.old, change.new)
+            return
         old = self.fleet.get(obj)
         new = change.new
         reach = self.live.apply(old, new)
         snapshot = self.live.kept
-        if isinstance(obj, ManagedClusterSet) and new is None:
-            self._selectors.pop(obj.name, None)
         if reach.kind == "decision":
             self._decision_changed(old, new)
         elif reach.kind == "placement":
@@ -136,7 +108,6 @@ class HubState:
             if not own:
                 self.hints.stale(key)
         elif isinstance(obj, AddOnPlacementScore):
-            self._expiries.pop(obj.name, None)
             if reach.kind == "score" and snapshot is not None:
                 self.hints.score_changed(snapshot, reach)
         elif reach.kind == "cluster" and snapshot is not None:

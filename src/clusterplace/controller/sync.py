@@ -24,14 +24,8 @@ from clusterplace.api import Placement, PlacementDecision
 from clusterplace.controller.changes import Key
 from clusterplace.controller.enqueue import addon_resources
 from clusterplace.controller.state import HubState
-from clusterplace.scheduling import (
-    Code,
-    Event,
-    PlacementResult,
-    SyncRecord,
-    schedule_one,
-    sync_record,
-)
+from clusterplace.scheduling import Code, Event, PlacementResult
+from clusterplace.scheduling.for_controllers import SyncRecord, schedule_one, sync_record
 
 __all__ = ["SyncPlan", "Write", "plan_sync", "score_expiry"]
 
@@ -173,7 +167,10 @@ def score_expiry(state: HubState, placement: Placement, now: datetime) -> timede
     """Time until the next add-on score the placement ranks by expires: then its result
     changes (a Warning), which upstream sees only at the next unrelated trigger."""
     resources = addon_resources(placement)
-    found = [state.next_expiry(resource, now) for resource in resources]
+    if not resources:
+        return None
+    snapshot = state.snapshot()
+    found = [snapshot.next_expiry(resource, now) for resource in resources]
     soonest = min((t for t in found if t is not None), default=None)
     # A score expires once the time is *past* validUntil: look just after it.
     return None if soonest is None else soonest - now + _JUST_AFTER

@@ -6,7 +6,8 @@
 >>> explain_placement(result, "apps", "analytics")  # doctest: +SKIP
 
 The public face is what ``__all__`` lists (see docs/api.md); the pipeline's internals
-live in the submodules.
+live in the submodules, and what a live controller needs of them is
+:mod:`clusterplace.scheduling.for_controllers`.
 """
 
 from __future__ import annotations
@@ -17,14 +18,11 @@ from clusterplace.scheduling.edits import Edit, EditError, parse_edit, parse_edi
 from clusterplace.scheduling.events import Event
 from clusterplace.scheduling.explain import ClusterExplanation, explain, explain_placement
 from clusterplace.scheduling.framework import Code, Status
-from clusterplace.scheduling.hints import QueueingHints, SyncRecord, sync_record
 from clusterplace.scheduling.hypothetical import PlacementDiff, WhatIf, what_if
 from clusterplace.scheduling.incremental import ChangeReport, IncrementalSchedule
-from clusterplace.scheduling.live import LiveFleet, Reach, differences
 from clusterplace.scheduling.results import PlacementResult, ScheduleResult
 from clusterplace.scheduling.scheduler import schedule, schedule_one
 from clusterplace.scheduling.settle import SETTLE_LIMIT, Settled, settle
-from clusterplace.scheduling.snapshot import Snapshot
 
 __all__ = [
     "SETTLE_LIMIT",
@@ -36,22 +34,16 @@ __all__ = [
     "EditError",
     "Event",
     "IncrementalSchedule",
-    "LiveFleet",
     "PlacementDiff",
     "PlacementResult",
-    "QueueingHints",
-    "Reach",
     "ScheduleResult",
     "SetSelectorError",
     "Settled",
-    "Snapshot",
     "Status",
     "Suggestion",
-    "SyncRecord",
     "WhatIf",
     "WhyNot",
     "cluster_set_selector",
-    "differences",
     "explain",
     "explain_placement",
     "parse_edit",
@@ -59,7 +51,6 @@ __all__ = [
     "schedule",
     "schedule_one",
     "settle",
-    "sync_record",
     "what_if",
     "why_not",
 ]

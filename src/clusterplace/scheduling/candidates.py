@@ -8,6 +8,7 @@ when it is not empty; terminating clusters are dropped.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -84,7 +85,33 @@ def set_selector(snapshot: Snapshot, set_name: str) -> Selector:
 def cluster_set_selector(cluster_set: ManagedClusterSet) -> Selector:
     """Which clusters belong to ``cluster_set`` (upstream's BuildClusterSelector): those
     with its exclusive label, or those its label selector matches. Raises
-    :class:`SetSelectorError` for an invalid selector."""
+    :class:`SetSelectorError` for an invalid selector.
+
+    Built once per set object (objects are replaced, never changed in place): the
+    controller's triggers and every snapshot's candidate lists share it."""
+    found = _SELECTORS.get(id(cluster_set))
+    if found is not None and found[0] is cluster_set:
+        _SELECTORS.move_to_end(id(cluster_set))
+    else:
+        try:
+            built: Selector | SetSelectorError = _build_selector(cluster_set)
+        except SetSelectorError as err:
+            built = err
+        found = _SELECTORS[id(cluster_set)] = (cluster_set, built)
+        if len(_SELECTORS) > _SELECTORS_KEPT:
+            _SELECTORS.popitem(last=False)
+    if isinstance(found[1], SetSelectorError):
+        raise SetSelectorError(str(found[1]))
+    return found[1]
+
+
+# The set each selector was built from is kept with it, so its id is not reused while
+# the entry lives; the oldest entries go past the bound.
+_SELECTORS: OrderedDict[int, tuple[ManagedClusterSet, Selector | SetSelectorError]] = OrderedDict()
+_SELECTORS_KEPT = 4096
+
+
+def _build_selector(cluster_set: ManagedClusterSet) -> Selector:
     set_name = cluster_set.name
     selector = cluster_set.spec.cluster_selector
     if selector.selector_type == "ExclusiveClusterSetLabel":
@@ -126,17 +153,11 @@ class CandidatesIndex(SnapshotIndex):
         # before this index (indexes are told of a change in registration order).
         snapshot.index_of(LabelColumns)
         self._lists: dict[CandidatesKey, Candidates] = {}
-        self._selectors: dict[str, Selector] = {}
         # What the last cluster replacement did to the lists, for whoever reacts to it.
         self.last_changes: list[ListChange] = []
 
     def set_selector(self, set_name: str) -> Selector:
-        found = self._selectors.get(set_name)
-        if found is None:
-            found = self._selectors[set_name] = cluster_set_selector(
-                self.snapshot.cluster_sets[set_name]
-            )
-        return found
+        return cluster_set_selector(self.snapshot.cluster_sets[set_name])
 
     def find(self, key: CandidatesKey) -> Candidates:
         found = self._lists.get(key)

@@ -31,6 +31,7 @@ from clusterplace.labels.validation import (
 
 __all__ = [
     "PAGE_SIZE",
+    "DecisionPages",
     "GroupError",
     "GroupResult",
     "build_decisions",
@@ -154,6 +155,85 @@ def build_decisions(
     Decisions are sorted by cluster name, as upstream; with ``scores`` (``sortBy:
     Score``) they keep the groups' score order and carry each cluster's score.
     """
+    pages = DecisionPages(placement, groups, scores)
+    return pages.groups, pages()
+
+
+class DecisionPages:
+    """A placement's decision groups and its PlacementDecision pages, planned: the
+    groups, the pages' names, labels and clusters are known at once, and the
+    PlacementDecision objects are built on the first call (then kept), so a run that
+    only counts decisions (the store, Balance) does not build them."""
+
+    __slots__ = ("_built", "_plan", "clusters", "groups", "labels", "names", "namespace")
+
+    def __init__(
+        self,
+        placement: Placement,
+        groups: Sequence[tuple[str, tuple[str, ...]]],
+        scores: Mapping[str, int] | None = None,
+    ) -> None:
+        self.namespace = placement.namespace
+        # Every page: its name, its labels, its clusters in PD order.
+        self.names: list[str] = []
+        self.labels: list[dict[str, str]] = []
+        self.clusters: list[str] = []  # every page's clusters, in order
+        self.groups: list[GroupResult] = []
+        plan: list[tuple[str, dict[str, str], tuple[str, ...]]] = []
+        for index, (name, clusters) in enumerate(groups):
+            names: list[str] = []
+            pages = (
+                [clusters]
+                if len(clusters) <= PAGE_SIZE
+                else [clusters[i : i + PAGE_SIZE] for i in range(0, len(clusters), PAGE_SIZE)]
+            )
+            for page in pages:
+                pd_name = f"{placement.name}-decision-{len(self.names) + 1}"
+                names.append(pd_name)
+                labels = {
+                    PLACEMENT_LABEL: placement.name,
+                    DECISION_GROUP_NAME_LABEL: name,
+                    DECISION_GROUP_INDEX_LABEL: str(index),
+                }
+                ordered = tuple(sorted(page)) if scores is None else tuple(page)
+                self.names.append(pd_name)
+                self.labels.append(labels)
+                self.clusters.extend(ordered)
+                plan.append((pd_name, labels, ordered))
+            self.groups.append(GroupResult(index, name, clusters, tuple(names)))
+        self._plan: (
+            tuple[
+                Placement,
+                list[tuple[str, dict[str, str], tuple[str, ...]]],
+                Mapping[str, int] | None,
+            ]
+            | None
+        ) = (placement, plan, scores)
+        self._built: list[PlacementDecision] | None = None
+
+    def shape(self) -> list[tuple[str, dict[str, str], list[tuple[str, str]]]]:
+        """(name, labels, (cluster, reason) of each entry) of every page, in order, as
+        the built objects would give them."""
+        if self._built is not None or self._plan is None:
+            return [
+                (pd.name, pd.labels, [(d.cluster_name, d.reason) for d in pd.status.decisions])
+                for pd in self()
+            ]
+        return [(name, labels, [(c, "") for c in page]) for name, labels, page in self._plan[1]]
+
+    def __call__(self) -> list[PlacementDecision]:
+        if self._built is None:
+            assert self._plan is not None
+            self._built = _build(*self._plan)
+            self._plan = None
+        return self._built
+
+
+def _build(
+    placement: Placement,
+    plan: list[tuple[str, dict[str, str], tuple[str, ...]]],
+    scores: Mapping[str, int] | None,
+) -> list[PlacementDecision]:
     # Upstream's controller reference; an API server refuses an empty uid, so without the
     # Placement's uid (offline input rarely has one) there is no owner reference at all.
     owners = (
@@ -170,44 +250,31 @@ def build_decisions(
         if placement.metadata.uid
         else None
     )
-    statuses: list[GroupResult] = []
     decisions: list[PlacementDecision] = []
-    for index, (name, clusters) in enumerate(groups):
-        names: list[str] = []
-        pages = [clusters[i : i + PAGE_SIZE] for i in range(0, len(clusters), PAGE_SIZE)] or [()]
-        for page in pages:
-            pd_name = f"{placement.name}-decision-{len(decisions) + 1}"
-            names.append(pd_name)
-            entries: list[ClusterDecision] | list[dict[str, object]]
-            if scores is None:
-                entries = [_unscored(c) for c in sorted(page)]
-            else:
-                entries = [
-                    {"clusterName": c, "reason": "", "score": scores.get(c, 0)} for c in page
-                ]
-            # One validation of the whole object in pydantic's core is several times
-            # faster than building the nested models one by one from Python.
-            decisions.append(
-                PlacementDecision.model_validate(
-                    {
-                        "apiVersion": "cluster.open-cluster-management.io/v1beta1",
-                        "kind": "PlacementDecision",
-                        "metadata": {
-                            "name": pd_name,
-                            "namespace": placement.namespace,
-                            "labels": {
-                                PLACEMENT_LABEL: placement.name,
-                                DECISION_GROUP_NAME_LABEL: name,
-                                DECISION_GROUP_INDEX_LABEL: str(index),
-                            },
-                            "ownerReferences": owners,
-                        },
-                        "status": {"decisions": entries},
-                    }
-                )
+    for pd_name, labels, page in plan:
+        entries: list[ClusterDecision] | list[dict[str, object]]
+        if scores is None:
+            entries = [_unscored(c) for c in page]
+        else:
+            entries = [{"clusterName": c, "reason": "", "score": scores.get(c, 0)} for c in page]
+        # One validation of the whole object in pydantic's core is several times
+        # faster than building the nested models one by one from Python.
+        decisions.append(
+            PlacementDecision.model_validate(
+                {
+                    "apiVersion": "cluster.open-cluster-management.io/v1beta1",
+                    "kind": "PlacementDecision",
+                    "metadata": {
+                        "name": pd_name,
+                        "namespace": placement.namespace,
+                        "labels": dict(labels),
+                        "ownerReferences": owners,
+                    },
+                    "status": {"decisions": entries},
+                }
             )
-        statuses.append(GroupResult(index, name, clusters, tuple(names)))
-    return statuses, decisions
+        )
+    return decisions
 
 
 def decision_errors(pd: PlacementDecision) -> list[tuple[str, FieldError]]:
@@ -223,10 +290,22 @@ def decision_errors(pd: PlacementDecision) -> list[tuple[str, FieldError]]:
     ]
     for key, value in pd.labels.items():
         found += [
-            (key, FieldError.invalid("metadata.labels", key, why)) for why in label_key_errors(key)
+            (key, FieldError.invalid("metadata.labels", key, why)) for why in _label_key_errors(key)
         ]
         found += [
             (key, FieldError.invalid("metadata.labels", value, why))
-            for why in label_value_errors(value)
+            for why in _label_value_errors(value)
         ]
     return found
+
+
+# Decisions share their label keys and most values (group names and indexes): each
+# distinct one is checked once. The answers are tuples, so no caller can change them.
+@lru_cache(maxsize=4096)
+def _label_key_errors(key: str) -> tuple[str, ...]:
+    return tuple(label_key_errors(key))
+
+
+@lru_cache(maxsize=4096)
+def _label_value_errors(value: str) -> tuple[str, ...]:
+    return tuple(label_value_errors(value))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 import numpy as np
 
@@ -212,10 +212,14 @@ class _Key:
     def fitting(cls, clusters: int, limit: int | None) -> _Key | None:
         """The key for positions below ``clusters`` and totals within ``±limit`` (None:
         unknown, or too large for 64 bits)."""
-        if limit is None:
-            return None
-        stride = 1 << max(clusters - 1, 1).bit_length()
-        return cls(stride, stride - 1) if (limit + 1) * stride < 1 << 62 else None
+        return None if limit is None else _fitting(clusters, limit)
+
+
+@lru_cache(maxsize=256)
+def _fitting(clusters: int, limit: int) -> _Key | None:
+    """:meth:`_Key.fitting` of a known limit (placements of a run share a few)."""
+    stride = 1 << max(clusters - 1, 1).bit_length()
+    return _Key(stride, stride - 1) if (limit + 1) * stride < 1 << 62 else None
 
 
 def _sum(arrays: list[np.ndarray], size: int) -> np.ndarray:
@@ -266,10 +270,11 @@ def run_pipeline(snapshot: Snapshot, placement: Placement, now: datetime) -> Out
     for weighted in prioritizers:
         prioritizer = weighted.prioritizer
         scored = prioritizer.score_positions(ctx, positions)
-        if not scored.status.ok:
-            outcome.status = scored.status
-            return outcome
-        outcome.status = _merge(outcome.status, scored.status)
+        if scored.status is not _SUCCESS:
+            if not scored.status.ok:
+                outcome.status = scored.status
+                return outcome
+            outcome.status = _merge(outcome.status, scored.status)
         name = prioritizer.name
         outcome.weights[name] = outcome.weights.get(name, 0) + weighted.weight
         outcome.raw_scores[name] = (positions, scored.scores, scored.present)
@@ -309,10 +314,15 @@ def run_pipeline(snapshot: Snapshot, placement: Placement, now: datetime) -> Out
     # Any plugin may ask to run again at a time (TaintToleration: a toleration expiring);
     # filters that keep the base class's answer (never) are not asked.
     plugins: list[FilterPlugin | PrioritizerPlugin] = [*_REQUEUING_FILTERS]
-    plugins += [w.prioritizer for w in prioritizers]
+    plugins += [
+        w.prioritizer
+        for w in prioritizers
+        if type(w.prioritizer).requeue_at is not PrioritizerPlugin.requeue_at
+    ]
     times = [at for plugin in plugins if (at := plugin.requeue_at(ctx)) is not None]
     outcome.requeue_at = min(times, default=None)
     return outcome
 
 
 _REQUEUING_FILTERS = tuple(f for f in FILTERS if type(f).requeue_at is not FilterPlugin.requeue_at)
+_SUCCESS = Status.success()

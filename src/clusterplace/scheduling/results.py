@@ -25,15 +25,16 @@ __all__ = ["PlacementResult", "ScheduleResult"]
 class PlacementResult:
     """One placement after scheduling: its new status, decisions, events and why.
 
-    The placement with its new status and the events are built when first read
-    (:attr:`placement`, :attr:`events`), from what the sync decided, which is final
-    when the result is made: a run that reads neither (the decision store needs only
-    the decisions) does not pay for them, and one that reads them gets the same
-    objects it would have got at once.
+    The placement with its new status, the decisions and the events are built when
+    first read (:attr:`placement`, :attr:`decisions`, :attr:`events`), from what the
+    sync decided, which is final when the result is made: a run that reads none of
+    them (the decision store counts decisions by cluster) does not pay for them, and
+    one that reads them gets the same objects it would have got at once.
     """
 
     placement_source: Placement | Callable[[], Placement] = field(repr=False, compare=False)
-    decisions: list[PlacementDecision]
+    # The decisions, or what builds them when first read (see :attr:`decisions`).
+    decision_source: list[PlacementDecision] | Callable[[], list[PlacementDecision]]
     deleted: list[str] = field(default_factory=list)
     event_source: list[Event] | Callable[[], list[Event]] = field(
         default_factory=list, repr=False, compare=False
@@ -52,6 +53,16 @@ class PlacementResult:
         if not isinstance(source, Placement):
             with collector_paused():  # as if built with the run (see clusterplace.collector)
                 source = self.placement_source = source()
+        return source
+
+    @property
+    def decisions(self) -> list[PlacementDecision]:
+        """The PlacementDecisions this sync leaves (built when first read: the decision
+        store counts a run's decisions by cluster without them)."""
+        source = self.decision_source
+        if not isinstance(source, list):
+            with collector_paused():
+                source = self.decision_source = source()
         return source
 
     @property

@@ -20,8 +20,8 @@ from clusterplace.scheduling.conditions import (
     satisfied_condition,
 )
 from clusterplace.scheduling.decisions import (
+    DecisionPages,
     GroupResult,
-    build_decisions,
     make_groups,
 )
 from clusterplace.scheduling.events import (
@@ -33,7 +33,7 @@ from clusterplace.scheduling.events import (
 from clusterplace.scheduling.framework import Code, Status
 from clusterplace.scheduling.pipeline import Outcome, run_pipeline
 from clusterplace.scheduling.results import PlacementResult, ScheduleResult
-from clusterplace.scheduling.snapshot import Snapshot
+from clusterplace.scheduling.snapshot import DecisionStore, Snapshot
 
 __all__ = ["PlacementResult", "ScheduleResult", "schedule", "schedule_one"]
 
@@ -63,22 +63,33 @@ def schedule(
         for key in sorted(fleet.placements):
             result = schedule_one(snapshot, fleet.placements[key], moment)
             if result.outcome is not None:  # it was scheduled: later placements see it
-                snapshot.decisions.replace(*key, result.decisions)
+                record_decisions(snapshot.decisions, key, result)
             results.append(result)
             if progress is not None and len(results) % _PROGRESS_EVERY == 0:
                 progress(len(results))
     return ScheduleResult(results, snapshot)
 
 
+def record_decisions(store: DecisionStore, key: tuple[str, str], result: PlacementResult) -> None:
+    """Put the result's decisions in place of the placement's in ``store``: counted by
+    cluster at once, the objects built only when someone reads them."""
+    source = result.decision_source
+    if isinstance(source, DecisionPages):
+        store.replace_planned(key[0], key[1], source.names, source.clusters, source)
+    else:
+        store.replace(*key, result.decisions)
+
+
 def _events(
     placement: Placement,
     old: list[PlacementDecision],
-    new: tuple[PlacementDecision, ...],
+    pages: Callable[[], list[PlacementDecision]],
     status: Status,
     outcome: Outcome,
 ) -> list[Event]:
     """The sync's events (built when the result's events are first read: everything
     they depend on is final when the placement has been scheduled)."""
+    new = pages()
     ns, name = placement.namespace, placement.name
     before = {pd.name: pd for pd in old}
     events: list[Event] = []
@@ -110,22 +121,49 @@ def _deleted(old: list[PlacementDecision], new: Iterable[PlacementDecision]) -> 
     return [pd.name for pd in old if pd.name not in kept]
 
 
-def _with_status(
+class NewStatus:
+    """The status a sync gives its placement and the placement with it, each built when
+    first asked for (a settling loop compares the status alone)."""
+
+    __slots__ = ("_args", "_status")
+
+    def __init__(
+        self,
+        placement: Placement,
+        selected: int,
+        groups: tuple[GroupResult, ...],
+        status: Status,
+        outcome: Outcome,
+        now: datetime,
+    ) -> None:
+        self._args = (placement, selected, groups, status, outcome, now)
+        self._status: PlacementStatus | None = None
+
+    def status(self) -> PlacementStatus:
+        if self._status is None:
+            self._status = _new_status(*self._args)
+        return self._status
+
+    def __call__(self) -> Placement:
+        return self._args[0].model_copy(update={"status": self.status()})
+
+
+def _new_status(
     placement: Placement,
     selected: int,
     groups: tuple[GroupResult, ...],
     status: Status,
     outcome: Outcome,
     now: datetime,
-) -> Placement:
-    """``placement`` with the status this sync gives it (built when the result's
-    placement is first read)."""
+) -> PlacementStatus:
+    """The status this sync gives ``placement`` (built when the result's placement or
+    status is first read)."""
     conditions = list((placement.status.conditions if placement.status else None) or [])
     conditions = set_condition(conditions, misconfigured_condition(status, now))
     conditions = set_condition(conditions, satisfied_condition(placement, outcome, status, now))
     # One validation in pydantic's core is faster than model_construct from Python; the
     # conditions are models already, which it takes as they are.
-    new_status = PlacementStatus.model_validate(
+    built = PlacementStatus.model_validate(
         {
             "numberOfSelectedClusters": selected,
             "decisionGroups": [
@@ -140,7 +178,7 @@ def _with_status(
             "conditions": conditions,
         }
     )
-    return placement.model_copy(update={"status": new_status})
+    return built
 
 
 def schedule_one(snapshot: Snapshot, placement: Placement, now: datetime) -> PlacementResult:
@@ -166,12 +204,14 @@ def schedule_one(snapshot: Snapshot, placement: Placement, now: datetime) -> Pla
     claims = {n: snapshot.claims(clusters[n]) for n in selected} if grouped else {}
     by_score = outcome.totals if placement.spec.sort_by == "Score" else None
     built, group_error = make_groups(placement, selected, clusters, claims, by_score)
-    groups, decisions = build_decisions(placement, built, by_score)
+    pages = DecisionPages(placement, built, by_score)
+    groups = pages.groups
     if group_error is not None:
         # Upstream lets a group-generation error override the scheduler's status.
         status = Status.misconfigured("", group_error)
-    deleted = _deleted(old, decisions)
-    events = partial(_events, placement, old, tuple(decisions), status, outcome)
-    updated = partial(_with_status, placement, len(selected), tuple(groups), status, outcome, now)
+    kept = set(pages.names)
+    deleted = [pd.name for pd in old if pd.name not in kept]
+    events = partial(_events, placement, old, pages, status, outcome)
+    updated = NewStatus(placement, len(selected), tuple(groups), status, outcome, now)
     requeue = None if outcome.requeue_at is None else outcome.requeue_at - now
-    return PlacementResult(updated, decisions, deleted, events, outcome, groups, status, requeue)
+    return PlacementResult(updated, pages, deleted, events, outcome, groups, status, requeue)

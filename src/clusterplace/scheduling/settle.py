@@ -20,8 +20,9 @@ from datetime import UTC, datetime
 
 from clusterplace.api import Fleet, KubeObject, Placement, PlacementDecision
 from clusterplace.collector import collector_paused
+from clusterplace.scheduling.decisions import DecisionPages
 from clusterplace.scheduling.results import PlacementResult, ScheduleResult
-from clusterplace.scheduling.scheduler import schedule_one
+from clusterplace.scheduling.scheduler import NewStatus, record_decisions, schedule_one
 from clusterplace.scheduling.snapshot import Snapshot
 
 __all__ = ["SETTLE_LIMIT", "Settled", "differs_after_settling", "may_move", "settle"]
@@ -43,22 +44,29 @@ class Settled:
 
 def _decisions_shape(decisions: Iterable[PlacementDecision]) -> list[object]:
     return [
-        (
-            pd.name,
-            sorted(pd.labels.items()),
-            [(d.cluster_name, d.reason) for d in pd.status.decisions],
-        )
+        (pd.name, pd.labels, [(d.cluster_name, d.reason) for d in pd.status.decisions])
         for pd in decisions
     ]
+
+
+def _result_shape(result: PlacementResult) -> list[object]:
+    """:func:`_decisions_shape` of the result's decisions (without building them when
+    they are not built yet)."""
+    source = result.decision_source
+    if isinstance(source, DecisionPages):
+        return list(source.shape())
+    return _decisions_shape(result.decisions)
 
 
 def _writes(before: Placement, owned: list[PlacementDecision], result: PlacementResult) -> bool:
     """Whether the controller would write anything for this sync."""
     if result.outcome is None:
         return False  # skipped or failed: upstream writes nothing
-    if _decisions_shape(owned) != _decisions_shape(result.decisions) or result.deleted:
+    if result.deleted or _decisions_shape(owned) != _result_shape(result):
         return True
-    return result.placement.status != before.status
+    source = result.placement_source
+    status = source.status() if isinstance(source, NewStatus) else result.placement.status
+    return status != before.status
 
 
 def settle(
@@ -67,9 +75,15 @@ def settle(
     limit: int = SETTLE_LIMIT,
     *,
     progress: Callable[[int], None] | None = None,
+    after: ScheduleResult | None = None,
 ) -> Settled:
     """Sync every placement as ``controller --once`` does, until no sync would write.
-    ``progress`` is told how many syncs are done, now and then."""
+    ``progress`` is told how many syncs are done, now and then.
+
+    ``after``: :func:`~clusterplace.scheduling.schedule`'s one pass of the same fleet at
+    the same time, whose results are the first round of syncs (the controller's first
+    round is that pass: every placement once, in order, each seeing the decisions of
+    those before it), so that round is not worked out twice."""
     fleet = source if isinstance(source, Fleet) else Fleet.of(source)
     moment = now or datetime.now(UTC)
     if moment.tzinfo is None:
@@ -83,6 +97,23 @@ def settle(
         runs: Counter[Key] = Counter()
         unsettled: list[Key] = []
         syncs = 0
+        if after is not None and limit >= 1 and len(after.placements) == len(queue):
+            # The first round, taken from the pass: each sync's result as the controller
+            # would get it, its writes applied to the store in the same order.
+            first = list(queue)
+            queue.clear()
+            queued.clear()
+            for key, result in zip(first, after.placements, strict=True):
+                runs[key] = 1
+                syncs += 1
+                if progress is not None and syncs % 64 == 0:
+                    progress(syncs)
+                last[key] = result
+                if _writes(current[key], snapshot.decisions.owned(*key), result):
+                    record_decisions(snapshot.decisions, key, result)
+                    current[key] = result.placement
+                    queue.append(key)
+                    queued.add(key)
         while queue:
             key = queue.popleft()
             queued.discard(key)
@@ -100,7 +131,7 @@ def settle(
             last[key] = result
             if not _writes(before, owned, result):
                 continue
-            snapshot.decisions.replace(*key, result.decisions)
+            record_decisions(snapshot.decisions, key, result)
             current[key] = result.placement
             if key not in queued:  # the echo of the write enqueues it again
                 queue.append(key)
@@ -111,15 +142,14 @@ def settle(
 
 def differs_after_settling(first: ScheduleResult, settled: ScheduleResult) -> list[Key]:
     """The placements whose decisions the controller settles elsewhere than one pass."""
-    before = {
-        (r.placement.namespace, r.placement.name): _decisions_shape(r.decisions)
-        for r in first.placements
-    }
-    return sorted(
-        (r.placement.namespace, r.placement.name)
-        for r in settled.placements
-        if before.get((r.placement.namespace, r.placement.name)) != _decisions_shape(r.decisions)
-    )
+    before = {(r.placement.namespace, r.placement.name): r for r in first.placements}
+    moved = []
+    for r in settled.placements:
+        key = (r.placement.namespace, r.placement.name)
+        was = before.get(key)
+        if was is not r and (was is None or _result_shape(was) != _result_shape(r)):
+            moved.append(key)
+    return sorted(moved)
 
 
 def may_move(result: ScheduleResult) -> bool:

@@ -14,7 +14,7 @@ import weakref
 from abc import ABC, abstractmethod
 from bisect import bisect_left
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from typing import Any, TypeVar, cast
@@ -34,6 +34,7 @@ from clusterplace.api.placement import PLACEMENT_LABEL
 __all__ = ["DecisionStore", "Snapshot", "SnapshotIndex", "contains"]
 
 Key = tuple[str, str]  # (namespace, name)
+Planned = Callable[[], list[PlacementDecision]]  # builds planned decisions (see DecisionStore)
 
 
 def contains(positions: np.ndarray, position: int) -> bool:
@@ -48,19 +49,34 @@ class DecisionStore:
     Counts are kept as an array over the fleet's clusters (``index`` gives each name's
     position) plus a counter for names that are not clusters of the fleet; Balance reads
     them for every placement, so they are updated in place as decisions change.
+
+    A scheduler's own decisions may be put in as planned (:meth:`replace_planned`): their
+    names and clusters are counted at once, and the objects are built when something
+    reads them (:attr:`by_key`, :meth:`owned`).
     """
 
     def __init__(
         self, decisions: Iterable[PlacementDecision] = (), index: dict[str, int] | None = None
     ) -> None:
         self.index = index if index is not None else {}
-        self.by_key: dict[Key, PlacementDecision] = {}
+        self._by_key: dict[Key, PlacementDecision] = {}
         self._owned: dict[Key, set[Key]] = defaultdict(set)
         self.counts = np.zeros(len(self.index), dtype=np.int64)
         self.outside: Counter[str] = Counter()  # counts of names the fleet does not have
         self._own_memo: dict[Key, Counter[str]] = {}
+        # Planned decisions by owner: (their names, their clusters, what builds them),
+        # and the owner of each planned decision's key.
+        self._planned: dict[Key, tuple[Sequence[str], Sequence[str], Planned]] = {}
+        self._planned_keys: dict[Key, Key] = {}
         for pd in decisions:
             self._add(pd)
+
+    @property
+    def by_key(self) -> dict[Key, PlacementDecision]:
+        """Every decision by (namespace, name) (planned ones are built now)."""
+        for owner in list(self._planned):
+            self._build(owner)
+        return self._by_key
 
     @staticmethod
     def _owner(pd: PlacementDecision) -> Key | None:
@@ -78,12 +94,28 @@ class DecisionStore:
             else:
                 self.counts[position] += step
 
+    def _count_all(self, names: Sequence[str], step: int) -> None:
+        """:meth:`_count` of many names, the fleet's in one array operation."""
+        index = self.index
+        positions = [index.get(name, -1) for name in names]
+        if -1 in positions:
+            self._count(names, step)
+        elif len(positions) <= 32:  # a placement's few: cheaper one by one
+            counts = self.counts
+            for position in positions:
+                counts[position] += step
+        else:
+            np.add.at(self.counts, positions, step)
+
     def _add(self, pd: PlacementDecision) -> None:
         key = (pd.namespace, pd.name)
+        collides = self._planned_keys.get(key)
+        if collides is not None:
+            self._build(collides)
         self._forget(pd)
-        if key in self.by_key:
+        if key in self._by_key:
             self._remove(key)
-        self.by_key[key] = pd
+        self._by_key[key] = pd
         owner = self._owner(pd)
         if owner is not None:
             self._owned[owner].add(key)
@@ -95,17 +127,33 @@ class DecisionStore:
             self._own_memo.pop(owner, None)
 
     def _remove(self, key: Key) -> None:
-        pd = self.by_key.pop(key)
+        pd = self._by_key.pop(key)
         self._forget(pd)
         owner = self._owner(pd)
         if owner is not None:
             self._owned[owner].discard(key)
         self._count(pd.cluster_names, -1)
 
+    def _build(self, owner: Key) -> None:
+        """Build the planned decisions of ``owner`` and keep them as any other (they
+        are counted already)."""
+        names, _, planned = self._planned.pop(owner)
+        namespace = owner[0]
+        for name in names:
+            del self._planned_keys[(namespace, name)]
+        keys = self._owned[owner]
+        for pd in planned():
+            key = (pd.namespace, pd.name)
+            self._by_key[key] = pd
+            keys.add(key)
+
     def owned(self, namespace: str, placement: str) -> list[PlacementDecision]:
         """The decisions labelled for this placement in its namespace, sorted by name."""
-        keys = sorted(self._owned.get((namespace, placement), ()))
-        return [self.by_key[k] for k in keys]
+        owner = (namespace, placement)
+        if owner in self._planned:
+            self._build(owner)
+        keys = sorted(self._owned.get(owner, ()))
+        return [self._by_key[k] for k in keys]
 
     def own_counts(self, namespace: str, placement: str) -> Counter[str]:
         """Occurrences of each cluster in the placement's own decisions (memoized until
@@ -113,23 +161,64 @@ class DecisionStore:
         key = (namespace, placement)
         found = self._own_memo.get(key)
         if found is None:
-            found = Counter()
-            for pd in self.owned(namespace, placement):
-                found.update(pd.cluster_names)
+            planned = self._planned.get(key)
+            if planned is not None:
+                found = Counter(planned[1])
+                for other in self._owned.get(key, ()):
+                    found.update(self._by_key[other].cluster_names)
+            else:
+                found = Counter()
+                for pd in self.owned(namespace, placement):
+                    found.update(pd.cluster_names)
             self._own_memo[key] = found
         return found
 
     def own_clusters(self, namespace: str, placement: str) -> set[str]:
         return set(self.own_counts(namespace, placement))
 
+    def _drop(self, namespace: str, placement: str) -> None:
+        """Remove the placement's own decisions (planned or built)."""
+        owner = (namespace, placement)
+        planned = self._planned.pop(owner, None)
+        if planned is not None:
+            for name in planned[0]:
+                del self._planned_keys[(namespace, name)]
+            self._count_all(planned[1], -1)
+            self._own_memo.pop(owner, None)
+        for key in list(self._owned.get(owner, ())):
+            self._remove(key)
+
     def replace(
         self, namespace: str, placement: str, decisions: Iterable[PlacementDecision]
     ) -> None:
         """Put ``decisions`` in place of the placement's current ones."""
-        for key in list(self._owned.get((namespace, placement), ())):
-            self._remove(key)
+        self._drop(namespace, placement)
         for pd in decisions:
             self._add(pd)
+
+    def replace_planned(
+        self,
+        namespace: str,
+        placement: str,
+        names: Sequence[str],
+        clusters: Sequence[str],
+        planned: Planned,
+    ) -> None:
+        """As :meth:`replace` with ``planned()``, whose decisions (of this namespace,
+        labelled for this placement) are named ``names`` and name ``clusters``
+        (repeats kept), without building them now."""
+        self._drop(namespace, placement)
+        owner = (namespace, placement)
+        keys = [(namespace, name) for name in names]
+        if any(k in self._by_key or k in self._planned_keys for k in keys):
+            for pd in planned():  # another owner's decision has one of these names
+                self._add(pd)
+            return
+        self._planned[owner] = (names, clusters, planned)
+        for key in keys:
+            self._planned_keys[key] = owner
+        self._count_all(clusters, 1)
+        self._own_memo.pop(owner, None)
 
 
 class SnapshotIndex(ABC):
@@ -177,6 +266,7 @@ class Snapshot:
         self.index: dict[str, int] = {name: i for i, name in enumerate(self.names)}
         # ``spec.taints`` itself, not the ``taints`` property: one call fewer per cluster.
         self.tainted = np.array([bool(c.spec.taints) for c in self.cluster_list], dtype=bool)
+        self._any_tainted: bool | None = None
         self.cluster_sets: dict[str, ManagedClusterSet] = dict(fleet.cluster_sets)
         self.bindings: dict[str, list[ManagedClusterSetBinding]] = defaultdict(list)
         for (namespace, _), binding in sorted(fleet.bindings.items()):
@@ -192,9 +282,17 @@ class Snapshot:
         # bumped whenever one of them changes: see expiry_epoch.
         self._expiries: list[datetime] | None = None
         self._expiries_version = 0
+        self._expiries_of: dict[str, list[datetime]] = {}  # the same, by score name
         self._claims: dict[str, dict[str, str]] = {}
         self._unstructured: dict[str, dict[str, Any]] = {}
         self._indexes: dict[type[SnapshotIndex], SnapshotIndex] = {}
+
+    @property
+    def any_tainted(self) -> bool:
+        """Whether any cluster of the fleet has a taint (kept until a cluster changes)."""
+        if self._any_tainted is None:
+            self._any_tainted = bool(self.tainted.any())
+        return self._any_tainted
 
     def index_of(self, kind: type[IndexT]) -> IndexT:
         """The snapshot's index of type ``kind``, built and registered on first use."""
@@ -238,6 +336,7 @@ class Snapshot:
         self.clusters[cluster.name] = cluster
         self.cluster_list[position] = cluster
         self.tainted[position] = bool(cluster.taints)
+        self._any_tainted = None
         self._claims.pop(cluster.name, None)
         self._unstructured.pop(cluster.name, None)
         self.generation += 1
@@ -256,12 +355,26 @@ class Snapshot:
             )
         return (self._expiries_version, bisect_left(self._expiries, now))
 
+    def next_expiry(self, resource: str, now: datetime) -> datetime | None:
+        """The earliest ``validUntil`` at or after ``now`` among the AddOnPlacementScores
+        named ``resource``, or None."""
+        times = self._expiries_of.get(resource)
+        if times is None:
+            times = self._expiries_of[resource] = sorted(
+                t
+                for (_, name), s in self.scores.items()
+                if name == resource and (t := _valid_until(s)) is not None
+            )
+        at = bisect_left(times, now)
+        return times[at] if at < len(times) else None
+
     def replace_score(self, key: Key, score: AddOnPlacementScore | None) -> None:
         """Put AddOnPlacementScore ``key`` (cluster, resource) in place, or remove it
         (``score`` None), and bring every registered index up to date."""
         old = self.scores.get(key)
         if _valid_until(old) != _valid_until(score):
             self._expiries = None
+            self._expiries_of.pop(key[1], None)
             self._expiries_version += 1
         if score is None:
             self.scores.pop(key, None)

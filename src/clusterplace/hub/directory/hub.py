@@ -37,8 +37,7 @@ from clusterplace.api import (
     Placement,
     PlacementDecision,
 )
-from clusterplace.controller import Key, ObjectChange, Reconciler
-from clusterplace.controller.delivery import DeliveryReconciler
+from clusterplace.controller import DeliveryReconciler, Engine, Key, ObjectChange, Reconciler
 from clusterplace.controller.expectations import EXPECTATION_TIMEOUT_S
 from clusterplace.errors import InputError, Location
 from clusterplace.hub.directory.files import remove_temporaries
@@ -58,7 +57,6 @@ __all__ = ["DirectoryHub", "RunProgress", "RunSummary", "run_directory_controlle
 # What a ``--once`` run tells about itself: (phase, placements done, of how many or None).
 RunProgress = Callable[[str, int, int | None], None]
 
-SETTLE_ROUNDS = 8  # with --once: rounds of placements then deliveries
 SIG_RETRY_S = 1.0  # after a slice could not be written
 
 
@@ -315,35 +313,31 @@ def run_directory_controller(
         # While some hub file is unknown, a placement not seen may well exist: its
         # decisions are not collected (nothing is deleted on a read error).
         sink.hold_deletions = lambda: hub.incomplete
-        reconciler = Reconciler(
-            sink, now=clock, resync=resync, log=report, expectation_timeout=expectation_timeout
-        )
+        engine = Engine(resync=resync, log=report)
+        reconciler = Reconciler(engine, sink, now=clock, expectation_timeout=expectation_timeout)
         delivery = DeliveryReconciler(
+            engine,
             sink,
             now=clock,
-            log=report,
             hold_deletions=lambda: hub.incomplete,
-            is_cluster=lambda name: name in reconciler.state.fleet.clusters,
+            is_cluster=lambda name: name in engine.state.fleet.clusters,
             expectation_timeout=expectation_timeout,
         )
-
         sig = None
         if decision_format == "both":
             sig = hub.sig = DirectorySigDecisions(
-                layout, lambda name: reconciler.state.fleet.clusters.get(name), report=report
+                layout, lambda name: engine.state.fleet.clusters.get(name), report=report
             )
 
         def publish(changes: list[ObjectChange]) -> None:
-            reconciler.observe(changes)
-            delivery.observe(changes)
+            engine.observe(changes)
             if sig is not None:
                 sig.observe(changes)
 
         sink.publish = publish  # the sink's writes come back as changes
         told("reading the hub", 0, None)
         objects = hub.initial_objects()
-        reconciler.boot(objects)
-        delivery.observe(ObjectChange(None, obj) for obj in objects)
+        engine.boot(objects)
         if sig is not None:
             sig.load()
             sig.observe(ObjectChange(None, obj) for obj in objects)
@@ -352,7 +346,7 @@ def run_directory_controller(
                 "some hub files cannot be read: the decisions of placements not found are "
                 "kept as they are until every file can be read"
             )
-        asyncio.run(_serve(reconciler, delivery, hub, once, told))
+        asyncio.run(_serve(engine, hub, once, told))
         stats = reconciler.stats
         errors = stats.errors + delivery.stats.errors + hub.folder.write_errors
         if sig is not None:
@@ -366,7 +360,7 @@ def run_directory_controller(
             removed,
             invalid,
             stats.placements,
-            len(delivery.state.work_sets),
+            len(engine.state.works.work_sets),
             delivery.stats.writes,
             sig.writes if sig is not None else 0,
         )
@@ -388,15 +382,11 @@ def _locked(folder: Path, timeout: float, report: Callable[[str], None]) -> Iter
         yield
 
 
-async def _both(
-    batches: AsyncIterator[list[ObjectChange]],
-    delivery: DeliveryReconciler,
-    sig: DirectorySigDecisions | None,
+async def _tap(
+    batches: AsyncIterator[list[ObjectChange]], sig: DirectorySigDecisions | None
 ) -> AsyncIterator[list[ObjectChange]]:
-    """The hub's changes, each batch shown to the delivery controller (and the SIG
-    writer) as it passes."""
+    """The hub's changes, each batch shown to the SIG writer as it passes."""
     async for batch in batches:
-        delivery.observe(batch)
         if sig is not None:
             sig.observe(batch)
         yield batch
@@ -424,37 +414,18 @@ async def _follow_sig(sig: DirectorySigDecisions, root: Path, stop: asyncio.Even
         halt.cancel()
 
 
-def _phase(progress: RunProgress, what: str, total: int | None) -> Callable[[int], None]:
-    return lambda done: progress(what, done, total)
-
-
-async def _serve(
-    reconciler: Reconciler,
-    delivery: DeliveryReconciler,
-    hub: DirectoryHub,
-    once: bool,
-    progress: RunProgress,
-) -> None:
+async def _serve(engine: Engine, hub: DirectoryHub, once: bool, progress: RunProgress) -> None:
     if once:
-        # Placements first (works follow their decisions), then deliveries, until both
+        # Placements first (works follow their decisions), then deliveries, until all
         # are settled: each side's writes may enqueue the other's keys.
-        placements = 0
-        total = len(reconciler.queue)
-        for round_ in range(SETTLE_ROUNDS):
-            what = "syncing placements" if round_ == 0 else "settling placements"
-            known = total if round_ == 0 else None
-            progress(what, 0, known)
-            synced = await reconciler.drain(settle=True, progress=_phase(progress, what, known))
-            placements = max(placements, reconciler.stats.placements)
-            progress("delivering works", 0, None)
-            synced += await delivery.drain(settle=True)
-            if not synced:
-                break
-        reconciler.stats.placements = placements
-        progress("writing", 0, None)
+        await engine.settle(progress)
         if hub.sig is not None:
             hub.sig.drain()  # the slices of the decisions as they are now
-        await reconciler.sink.flush()
+            try:
+                sync_folder(hub.layout.root)  # as the sink's flush made the rest durable
+            except OSError as err:
+                hub.report(f"{hub.layout.root}: {err.strerror or err}")
+                hub.sig.errors += 1
         return
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -464,17 +435,15 @@ async def _serve(
         stop.set()
     try:
         hub.report(f"watching {hub.root}; writing to {hub.layout.root}")
-        follow = asyncio.ensure_future(delivery.run(stop))
         slices = (
             asyncio.ensure_future(_follow_sig(hub.sig, hub.layout.root, stop))
             if hub.sig is not None
             else None
         )
         try:
-            await reconciler.run(_both(hub.batches(stop), delivery, hub.sig), stop)
+            await engine.run(_tap(hub.batches(stop), hub.sig), stop)
         finally:
             stop.set()
-            await follow
             if slices is not None:
                 await slices
     finally:

@@ -49,6 +49,7 @@ class ControllerMetrics:
     def __init__(self) -> None:
         disable_created_metrics()  # type: ignore[no-untyped-call] # no *_created series: upstream (Go) has none
         self.registry = CollectorRegistry(auto_describe=True)
+        self._live: _Live | None = None  # the running core's queues and counters
         scheduling = exponential_buckets(10e-7, 10, 10)
         self._scheduling = Histogram(
             "scheduling_scheduling_duration_seconds",
@@ -141,8 +142,12 @@ class ControllerMetrics:
         more: Mapping[str, WorkQueue[tuple[str, str]]] | None = None,
     ) -> None:
         """Export the queues' gauges (the placement queue's, and ``more`` by name) and
-        the hub's counters, read when scraped."""
-        self.registry.register(_Live({QUEUE: queue, **(more or {})}, hub))
+        the hub's counters, read when scraped. A reconcile core started again (a
+        sharded replica's, when its shards change) replaces the last one's."""
+        if self._live is not None:
+            self.registry.unregister(self._live)
+        self._live = _Live({QUEUE: queue, **(more or {})}, hub)
+        self.registry.register(self._live)
 
 
 class _QueueMetrics:

@@ -10,6 +10,9 @@ exits 1 (another replica may be acting): once the leader may have lost it, none 
 writes is sent (:meth:`LeaderElector.fence`). A 403, to either controller, exits 1 with
 the RBAC rule to add; so does a lease the server keeps refusing (its namespace missing,
 say) for a lease duration.
+
+With ``--shards N`` (N > 1) the placements are split by namespace into N shards, each
+with its own Lease, and a replica runs the shards it holds (:mod:`.shards`).
 """
 
 from __future__ import annotations
@@ -17,14 +20,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from clusterplace import stopping
-from clusterplace.controller import ObjectChange, Reconciler
-from clusterplace.controller.delivery import DeliveryReconciler
+from clusterplace.controller import DeliveryReconciler, Engine, ObjectChange, Reconciler
 from clusterplace.controller.expectations import EXPECTATION_TIMEOUT_S
 from clusterplace.controller.reconciler import synced_text
 from clusterplace.errors import InputError
@@ -32,6 +34,7 @@ from clusterplace.hub.kubernetes.api import HubApi, connect
 from clusterplace.hub.kubernetes.election import ElectionTimes, LeaderElector
 from clusterplace.hub.kubernetes.endpoints import Endpoints, Readiness
 from clusterplace.hub.kubernetes.metrics import DELIVERY_QUEUE, ControllerMetrics
+from clusterplace.hub.kubernetes.shards import ShardedController, ShardView
 from clusterplace.hub.kubernetes.sig import SigDecisions, run_beside
 from clusterplace.hub.kubernetes.sink import KubernetesSink
 from clusterplace.hub.kubernetes.source import HubSource
@@ -55,6 +58,7 @@ class KubeOptions:
     expectation_timeout: float = EXPECTATION_TIMEOUT_S
     profile_namespace: str | None = None  # read ClusterProfiles there only; None: everywhere
     decision_format: str = "ocm"  # "both": SIG-Multicluster PlacementDecisions too
+    shards: int = 1  # more than 1: placements split by namespace, a Lease each
 
 
 def lease_namespace(options: KubeOptions) -> str:
@@ -99,6 +103,9 @@ async def _main(options: KubeOptions, namespace: str, report: Callable[[str], No
             readiness.leading = True
             await controller.lead(stop)
             return 0
+        if options.shards > 1:
+            await _run_sharded(controller, HubApi(api_client), namespace, stop)
+            return 0
         lease = LEASE_METRIC_NAME
         metrics.leader.labels(name=lease).set(0)
 
@@ -128,6 +135,35 @@ async def _main(options: KubeOptions, namespace: str, report: Callable[[str], No
 LEASE_METRIC_NAME = "placement-lock"
 
 
+async def _run_sharded(
+    controller: _Controller, api: HubApi, namespace: str, stop: asyncio.Event
+) -> None:
+    """Run the shards this replica holds (their Leases' requests go unfenced on
+    ``api``; the controller's writes are fenced by the shards its core runs with)."""
+    options, metrics, readiness = controller.options, controller.metrics, controller.readiness
+
+    def changed(lease: str, leading: bool) -> None:
+        metrics.leader.labels(name=lease).set(1 if leading else 0)
+
+    def held(shards: frozenset[int]) -> None:
+        readiness.leading = bool(shards)
+        readiness.synced = False
+        readiness.failed = False
+
+    sharded = ShardedController(
+        api,
+        namespace,
+        options.shards,
+        options.times,
+        lambda core_stop, view: controller.lead(core_stop, view),
+        controller.report,
+        on_change=changed,
+        on_held=held,
+    )
+    controller.api.fence = sharded.fence
+    await sharded.run(stop)
+
+
 class _Controller:
     """What the leader runs: the source, the sink and the reconcile core."""
 
@@ -144,25 +180,23 @@ class _Controller:
         self.readiness = readiness
         self.options = options
         self.report = report
-        self.reconciler: Reconciler | None = None
+        self.engine: Engine | None = None
 
     def state(self) -> Any:
-        return self.reconciler.state if self.reconciler is not None else None
+        return self.engine.state if self.engine is not None else None
 
-    async def lead(self, stop: asyncio.Event) -> None:
+    async def lead(self, stop: asyncio.Event, view: ShardView | None = None) -> None:
+        """Run the reconcile core until ``stop``; with ``view``, on a shard's view of
+        the hub (its listing and change stream filtered before the reconcilers)."""
         sink = KubernetesSink(self.api, self.report)
-        reconciler = Reconciler(
-            sink,
-            resync=self.options.resync,
-            log=self.report,
-            expectation_timeout=self.options.expectation_timeout,
-        )
+        engine = Engine(resync=self.options.resync, log=self.report)
+        reconciler = Reconciler(engine, sink, expectation_timeout=self.options.expectation_timeout)
         reconciler.observer = self.metrics
         reconciler.queue.metrics = self.metrics
         delivery = DeliveryReconciler(
+            engine,
             sink,
-            log=self.report,
-            is_cluster=lambda name: name in reconciler.state.fleet.clusters,
+            is_cluster=lambda name: name in engine.state.fleet.clusters,
             expectation_timeout=self.options.expectation_timeout,
         )
         delivery.queue.metrics = self.metrics.queue(DELIVERY_QUEUE)
@@ -188,18 +222,19 @@ class _Controller:
             await asyncio.gather(listing, return_exceptions=True)
             return
         objects = listing.result()
+        if view is not None:
+            objects = view.objects(objects)
         sig = (
             SigDecisions(self.api, self.report) if self.options.decision_format == "both" else None
         )
         if sig is not None:
             await sig.start()
             sig.observe(ObjectChange(None, obj) for obj in objects)
-        reconciler.boot(objects)
-        delivery.observe(ObjectChange(None, obj) for obj in objects)
-        self.reconciler = reconciler
+        engine.boot(objects)
+        self.engine = engine
         before = reconciler.stats.writes
-        synced = await reconciler.drain(stop)
         # Works follow decisions: the ManifestWorkReplicaSets after the placements.
+        synced = await reconciler.drain(stop)
         try:
             work_sets = await delivery.drain(stop)
         except BaseException:
@@ -218,52 +253,19 @@ class _Controller:
             f"{reconciler.stats.writes - before} writes{deliveries}; watching"
         )
         try:
-            if sig is None:
-                await _run_both(reconciler, delivery, source.batches, stop)
+            if view is not None:
+                await engine.run(view.batches(source.batches(stop)), stop)
+            elif sig is None:
+                await engine.run(source.batches(stop), stop)
             else:
                 tapped = sig
 
-                def batches(halt: asyncio.Event) -> AsyncIterator[list[ObjectChange]]:
-                    return tapped.tap(source.batches(halt))
+                async def run_engine() -> None:
+                    await engine.run(tapped.tap(source.batches(stop)), stop)
 
-                await run_beside(sig, lambda: _run_both(reconciler, delivery, batches, stop), stop)
+                await run_beside(sig, run_engine, stop)
         except BaseException:
             # A watch refused or ended, or a write refused: not ready any more, before
             # the process exits.
             self.readiness.failed = True
             raise
-
-
-async def _run_both(
-    reconciler: Reconciler,
-    delivery: DeliveryReconciler,
-    batches: Callable[[asyncio.Event], AsyncIterator[list[ObjectChange]]],
-    stop: asyncio.Event,
-) -> None:
-    """Run the placement reconciler on the hub's change stream and the delivery
-    reconciler beside it, each batch shown to both, until ``stop``. When either fails
-    (a 403, the stream ending), the other finishes the sync in progress and stops, and
-    the failure is raised."""
-    halt = asyncio.Event()
-
-    async def shown(stream: AsyncIterator[list[ObjectChange]]) -> AsyncIterator[list[ObjectChange]]:
-        async for batch in stream:
-            delivery.observe(batch)
-            yield batch
-
-    async def relay() -> None:
-        await stop.wait()
-        halt.set()
-
-    placing = asyncio.create_task(reconciler.run(shown(batches(halt)), halt))
-    delivering = asyncio.create_task(delivery.run(halt))
-    relaying = asyncio.create_task(relay())
-    try:
-        await asyncio.wait({placing, delivering}, return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        halt.set()
-        relaying.cancel()
-        results = await asyncio.gather(placing, delivering, return_exceptions=True)
-    for result in results:
-        if isinstance(result, BaseException):
-            raise result

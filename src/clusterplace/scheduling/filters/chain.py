@@ -26,6 +26,7 @@ __all__ = ["FILTERS", "FilterChains", "Step", "depends_on_time", "filter_stage",
 FILTERS: tuple[FilterPlugin, ...] = (PredicateFilter(), TaintTolerationFilter())
 
 Step = tuple[FilterPlugin, np.ndarray, np.ndarray]  # (filter, its input, what it kept)
+_SUCCESS = Status.success()
 
 
 Key = tuple[str, str]  # (namespace, name) of a placement
@@ -109,7 +110,10 @@ class FilterChains(SnapshotIndex):
         # ``own`` is kept as it is: the decision store replaces a placement's counts when
         # its decisions change and never changes them in place.
         self._chains[key] = _Chain(ctx.placement, ctx.now, own, candidates, steps)
-        self._holders.setdefault(id(candidates), (candidates, set()))[1].add(key)
+        holder = self._holders.get(id(candidates))
+        if holder is None:
+            holder = self._holders[id(candidates)] = (candidates, set())
+        holder[1].add(key)
 
     def _forget(self, key: Key) -> None:
         found = self._chains.pop(key, None)
@@ -142,13 +146,14 @@ def run_filters(ctx: Context, candidates: np.ndarray) -> tuple[list[Step], Statu
     positions = candidates
     for plugin in FILTERS:
         result = plugin.filter_positions(ctx, positions)
-        if not result.status.ok:
-            return steps, result.status
-        if result.status.code == Code.WARNING:
-            status = result.status  # upstream keeps the last warning
+        if result.status is not _SUCCESS:
+            if not result.status.ok:
+                return steps, result.status
+            if result.status.code == Code.WARNING:
+                status = result.status  # upstream keeps the last warning
         steps.append((plugin, positions, result.positions))
         positions = result.positions
-    if status.code == Code.SUCCESS:
+    if status is _SUCCESS or status.code == Code.SUCCESS:
         chains.remember(ctx, own, candidates, steps)
     return list(steps), status
 

@@ -82,6 +82,8 @@ class TaintTolerationFilter(FilterPlugin):
         invalid = _validate(tolerations)
         if invalid:
             return Filtered(positions[:0], Status.misconfigured(NAME, invalid))
+        if not ctx.snapshot.any_tainted:
+            return Filtered(positions)
         tainted = ctx.snapshot.tainted[positions]
         if not tainted.any():
             return Filtered(positions)

@@ -79,15 +79,16 @@ class BalancePrioritizer(PrioritizerPlugin):
             counts[position] -= count
         try:
             max_count = int(counts.max()) if len(counts) else 0
-            chosen = counts[positions]  # a copy
+            if store.outside:
+                outside = max(c - own.get(n, 0) for n, c in store.outside.items())
+                max_count = max(max_count, outside)
+            if max_count <= 0:
+                return Scored(np.full(len(positions), 100, dtype=np.int64), limit=LIMIT)
+            if max_count > TABLE_LIMIT:
+                return Scored(_scores(counts[positions], max_count), limit=LIMIT)
+            # Ascending positions as many as the clusters are every cluster, in order.
+            every = len(positions) == len(counts)
+            return Scored(_table(max_count)[counts if every else counts[positions]], limit=LIMIT)
         finally:
             for position, count in own_positions:
                 counts[position] += count
-        if store.outside:
-            outside = max(c - own.get(n, 0) for n, c in store.outside.items())
-            max_count = max(max_count, outside)
-        if max_count <= 0:
-            return Scored(np.full(len(positions), 100, dtype=np.int64), limit=LIMIT)
-        if max_count > TABLE_LIMIT:
-            return Scored(_scores(chosen, max_count), limit=LIMIT)
-        return Scored(_table(max_count)[chosen], limit=LIMIT)

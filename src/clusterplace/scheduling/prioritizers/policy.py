@@ -42,6 +42,7 @@ class Weighted:
 
 
 SPREAD = "Spread"
+_ASKED_LIMIT = 1 << 16  # placement objects remembered by Policies
 SPREAD_DEFAULT_WEIGHT = 2  # the spread-policy enhancement's Additive default
 
 
@@ -121,12 +122,22 @@ class Policies(SnapshotIndex):
     def __init__(self, snapshot: Snapshot) -> None:
         super().__init__(snapshot)
         self._built: dict[Hashable, tuple[list[Weighted], int, Status]] = {}
+        # The answer for each placement object asked about (by its identity, with the
+        # object kept so the identity is not reused): a run asks once per sync, and
+        # working out the key costs more than the lookup.
+        self._asked: dict[int, tuple[Placement, tuple[list[Weighted], int, Status]]] = {}
 
     def prioritizers(self, placement: Placement) -> tuple[list[Weighted], int, Status]:
+        asked = self._asked.get(id(placement))
+        if asked is not None and asked[0] is placement:
+            return asked[1]
         key = policy_key(placement)
         found = self._built.get(key)
         if found is None:
             found = self._built[key] = build_prioritizers(placement)
+        if len(self._asked) >= _ASKED_LIMIT:  # a long-lived snapshot sees many versions
+            self._asked.clear()
+        self._asked[id(placement)] = (placement, found)
         return found
 
     def on_cluster_replaced(self, position: int, old: ManagedCluster) -> None:
