@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 import random
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from datetime import UTC, datetime
@@ -18,7 +20,7 @@ from clusterplace.hub.directory import OutLayout, run_directory_controller
 from clusterplace.hub.directory.sink import DirectorySink
 from clusterplace.outputs.serialize import dump_yaml_documents
 
-__all__ = ["relabelled", "run_change_latency", "run_cold_start"]
+__all__ = ["relabelled", "run_change_latency", "run_cold_start", "run_s1_process"]
 
 NOW = datetime(2026, 11, 22, tzinfo=UTC)
 
@@ -40,6 +42,31 @@ def run_cold_start(size: dict[str, int]) -> tuple[float, float]:
         seconds = time.perf_counter() - start
     if summary.syncs < size["placements"]:
         raise AssertionError("cold start: not every placement was synced")
+    return seconds, size["placements"]
+
+
+def run_s1_process(size: dict[str, int], what: str) -> tuple[float, float]:
+    """OCM's benchmark fleet (S1) as a hub folder, and one process run on it, from start
+    to exit: ``clusterplace controller --hub DIR --once`` on a fresh output folder
+    (``what="once"``), or ``clusterplace schedule -f DIR -o json`` (``"schedule"``). The
+    two side by side are what the controller's write path costs over scheduling."""
+    objects = fleets.s1_fleet(size["clusters"], size["placements"])
+    now = NOW.strftime("%Y-%m-%dT%H:%M:%SZ")
+    with tempfile.TemporaryDirectory() as tmp:
+        hub = Path(tmp) / "hub"
+        _write_hub(hub, objects)
+        args = {
+            "once": ["controller", "--hub", str(hub), "--once", "--now", now],
+            "schedule": ["schedule", "-f", str(hub), "-o", "json", "--now", now],
+        }[what]
+        start = time.perf_counter()
+        subprocess.run(
+            [sys.executable, "-m", "clusterplace", *args],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            check=True,
+        )
+        seconds = time.perf_counter() - start
     return seconds, size["placements"]
 
 

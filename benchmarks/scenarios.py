@@ -16,7 +16,7 @@ from functools import partial
 from typing import Any
 
 from benchmarks import fleets
-from benchmarks.controller import run_change_latency, run_cold_start
+from benchmarks.controller import run_change_latency, run_cold_start, run_s1_process
 from benchmarks.controller_kube import run_kube
 from benchmarks.end_to_end import run_s1_e2e, run_s6_e2e
 from benchmarks.rollout import run_full_rollout, run_status_latency
@@ -406,6 +406,24 @@ SCENARIOS = [
         {"clusters": 100, "placements": 100},
         run_cold_start,
         10.0,
+    ),
+    Scenario(
+        "C3-s1-once",
+        "controller --hub --once as a process on S1 (compare C3-s1-schedule: at most 2x)",
+        "placements",
+        {"clusters": 1000, "placements": 10000},
+        {"clusters": 100, "placements": 100},
+        lambda size: run_s1_process(size, "once"),
+        None,
+    ),
+    Scenario(
+        "C3-s1-schedule",
+        "schedule -f DIR -o json as a process on the same S1 hub folder",
+        "placements",
+        {"clusters": 1000, "placements": 10000},
+        {"clusters": 100, "placements": 100},
+        lambda size: run_s1_process(size, "schedule"),
+        None,
     ),
     Scenario(
         "C2-latency-p50",

@@ -53,6 +53,9 @@ OUT_OF_PROCESS = {
     "C1-cold-start",
     "C2-latency-p50",
     "C2-latency-p99",
+    # Each a CLI process on S1 written fresh as a hub folder for the run.
+    "C3-s1-once",
+    "C3-s1-schedule",
     # A controller against a fresh API emulator for each run: every change is a real
     # watch event, sync and write.
     "K1-cold-start",

@@ -45,7 +45,6 @@ _KUBE_ONLY = (
     "renew_deadline",
     "retry_period",
     "disable_leader_election",
-    "decision_format",
     "cluster_profile_namespace",
     "shards",
 )
@@ -163,7 +162,7 @@ def _seconds(flag: str, dest: str, default: int, help_text: str) -> Callable[[F]
     is_flag=True,
     help="Act at once, without a Lease (only when one replica runs).",
 )
-@decision_format_option("the controller writes (Kubernetes hub: ocm or both)")
+@decision_format_option("the controller writes (ocm or both)")
 @click.option(
     "--cluster-profile-namespace",
     metavar="NS",
@@ -212,6 +211,12 @@ def controller(
     changed is written. Stops on SIGTERM or Ctrl-C after the sync in progress. See
     docs/controller.md.
     """
+    if decision_format == "sig":
+        raise click.UsageError(
+            "--decision-format sig: the controller always writes OCM's PlacementDecisions "
+            "(its own state, Balance and ManifestWorkReplicaSets read them); use "
+            "--decision-format both to write SIG-Multicluster's beside them"
+        )
     hubs = [
         flag
         for flag, given in (
@@ -237,12 +242,6 @@ def controller(
             raise click.UsageError(f"{', '.join(_flag(m) for m in misplaced)}: only with --hub DIR")
         if context is not None and kubeconfig is None:
             raise click.UsageError("--context goes with --kubeconfig")
-        if decision_format == "sig":
-            raise click.UsageError(
-                "--decision-format sig: the controller always writes OCM's PlacementDecisions "
-                "(its own state, Balance and ManifestWorkReplicaSets read them); use "
-                "--decision-format both to write SIG-Multicluster's beside them"
-            )
         if shards > 1 and disable_leader_election:
             raise click.UsageError(
                 f"--shards {shards}: each shard is held through its Lease, so it needs "
@@ -291,6 +290,7 @@ def controller(
             lock_timeout=float("inf") if lock_timeout is None else lock_timeout,
             report=_log if not once else warn,
             progress=_phases(bar) if bar is not None else None,
+            decision_format=decision_format,
         )
     if once:
         deliveries = (
@@ -298,9 +298,14 @@ def controller(
             if summary.work_sets
             else ""
         )
+        slices = (
+            f"; SIG PlacementDecisions: {summary.sig_writes} writes"
+            if decision_format == "both"
+            else ""
+        )
         click.echo(
             f"{synced_text(summary.syncs, summary.placements)}: "
-            f"{summary.writes} writes, {summary.events} events{deliveries}"
+            f"{summary.writes} writes, {summary.events} events{deliveries}{slices}"
         )
         failed = False
         if summary.invalid_files:

@@ -18,9 +18,12 @@ value before its emitter runs; for 20,000 objects that is seconds. Here:
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
+
+import yaml
 
 from clusterplace.api.base import KubeObject
 from clusterplace.outputs.dumpers import dump_yaml_stream
@@ -54,9 +57,27 @@ class _Unsupported(Exception):
     """The fast emitter cannot promise PyYAML's exact text for this document."""
 
 
+# A name as Kubernetes spells one (letters, digits, ``-``, ``.``, ``_``, ``/``, starting
+# with a letter or digit): PyYAML writes it plain unless its resolver reads it as
+# another type (``true``, ``0``, ``1.5``, ``2026-01-01``...), which it is asked.
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/-]*\Z")
+_RESOLVER = yaml.resolver.Resolver()
+_STR_TAG = "tag:yaml.org,2002:str"
+
+
+def _tag(text: str) -> str:
+    """The tag PyYAML's resolver gives ``text`` as a plain scalar."""
+    tag: str = _RESOLVER.resolve(yaml.ScalarNode, text, (True, False))  # type: ignore[no-untyped-call]
+    return tag
+
+
 @lru_cache(maxsize=1 << 16)
 def _scalar(text: str) -> str:
-    """How PyYAML writes ``text`` as a block mapping value (plain or quoted)."""
+    """How PyYAML writes ``text`` as a block mapping value (plain or quoted). Names
+    (each decision and cluster has its own) are settled without running PyYAML's
+    emitter; anything else is dumped once to see."""
+    if _NAME.match(text) and _tag(text) == _STR_TAG:
+        return text
     if "\n" in text:
         raise _Unsupported  # a literal block: left to PyYAML
     dumped = dump_yaml_stream([text])
@@ -66,12 +87,23 @@ def _scalar(text: str) -> str:
     return body
 
 
+_CACHE_MAX = 1 << 16  # entries in each of the two caches below, cleared when full
+_texts: dict[tuple[str, int], str] = {}  # (string, column) -> its text there
+_heads: dict[tuple[str | None, int, str], str] = {}  # (first, indent, key) -> "key:" line
+
+
 def _value_text(value: Any, column: int) -> str:
     kind = type(value)
     if kind is str:
+        text = _texts.get((value, column))
+        if text is not None:
+            return text
         text = _scalar(value)
         if " " in text and column + len(text) >= _WIDTH:
             raise _Unsupported  # PyYAML may fold it here
+        if len(_texts) >= _CACHE_MAX:
+            _texts.clear()
+        _texts[(value, column)] = text
         return text
     if kind is bool:
         return "true" if value else "false"
@@ -88,12 +120,22 @@ def _key_text(key: Any) -> str:
     return _scalar(key)
 
 
+def _head(first: str | None, indent: int, key: Any) -> str:
+    """The ``key:`` line's start at ``indent`` (or after ``first``)."""
+    found = _heads.get((first, indent, key))
+    if found is None:
+        found = f"{first if first is not None else ' ' * indent}{_key_text(key)}:"
+        if len(_heads) >= _CACHE_MAX:
+            _heads.clear()
+        _heads[(first, indent, key)] = found
+    return found
+
+
 def _mapping(items: dict[str, Any], indent: int, first: str | None, out: list[str]) -> None:
     """Write ``items`` at ``indent``; ``first`` replaces the first line's indentation
     (``"- "`` of a list item)."""
-    pad = " " * indent
     for key, value in items.items():
-        head = f"{first if first is not None else pad}{_key_text(key)}:"
+        head = _heads.get((first, indent, key)) or _head(first, indent, key)
         first = None
         kind = type(value)
         if kind is dict:
@@ -108,6 +150,9 @@ def _mapping(items: dict[str, Any], indent: int, first: str | None, out: list[st
                 _sequence(value, indent, out)
             else:
                 out.append(head + " []")
+        elif kind is str:
+            text = _texts.get((value, len(head) + 1))
+            out.append(f"{head} {text if text is not None else _value_text(value, len(head) + 1)}")
         else:
             out.append(f"{head} {_value_text(value, len(head) + 1)}")
 

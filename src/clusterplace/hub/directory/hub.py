@@ -45,7 +45,9 @@ from clusterplace.hub.directory.lastgood import LastGood
 from clusterplace.hub.directory.layout import DEFAULT_OUT, OutLayout
 from clusterplace.hub.directory.manifests import SETTLE_S, ManifestFolder
 from clusterplace.hub.directory.out_store import OutStore
+from clusterplace.hub.directory.sig import DirectorySigDecisions
 from clusterplace.hub.directory.sink import DirectorySink
+from clusterplace.outputs.journal import sync_folder
 from clusterplace.outputs.lock import FolderBusyError, folder_lock
 from clusterplace.safepath import real_path
 from clusterplace.watch import RESCAN_S, watch_paths
@@ -54,6 +56,8 @@ __all__ = ["DirectoryHub", "RunProgress", "RunSummary", "run_directory_controlle
 
 # What a ``--once`` run tells about itself: (phase, placements done, of how many or None).
 RunProgress = Callable[[str, int, int | None], None]
+
+SIG_RETRY_S = 1.0  # after a slice could not be written
 
 
 @dataclass
@@ -67,6 +71,7 @@ class RunSummary:
     placements: int = 0  # distinct placements synced (syncs counts the echoes' too)
     work_sets: int = 0  # ManifestWorkReplicaSets
     work_writes: int = 0  # works, finalizers and MWRS statuses written
+    sig_writes: int = 0  # SIG-Multicluster PlacementDecision files written or removed
 
 
 class DirectoryHub:
@@ -95,6 +100,7 @@ class DirectoryHub:
         self.layout = layout
         self.report = report
         self.store = store if store is not None else OutStore(layout, report)
+        self.sig: DirectorySigDecisions | None = None  # with --decision-format both
         self.folder = ManifestFolder(
             root,
             recursive=recursive,
@@ -147,6 +153,9 @@ class DirectoryHub:
         """The changes edits of OUT's decisions and statuses made."""
         changes: list[ObjectChange] = []
         for path in paths:
+            if self.sig is not None and self.sig.holds(real_path(path)):
+                self.sig.reread(path)  # the SIG writer's own file (it syncs on its own)
+                continue
             if self.store.unchanged(path):
                 continue  # as the sink wrote it (the echo of its own write)
             found = self.store.reread(path)
@@ -180,6 +189,8 @@ class DirectoryHub:
             self.layout.works,
             self.layout.work_set_statuses,
         ]
+        if self.sig is not None:
+            out_folders.append(self.layout.sig_decisions)
         for folder in out_folders:
             folder.mkdir(parents=True, exist_ok=True)
         out_real = [real_path(folder) for folder in out_folders]
@@ -227,7 +238,7 @@ class DirectoryHub:
                 # The files the watcher saw change; None is the periodic rescan, which
                 # looks at every file in case an event was missed.
                 seen = sorted(events) if events is not None else []
-                outside = [p for p in seen if in_out(p)] if events else self.store.rescan()
+                outside = [p for p in seen if in_out(p)] if events else self._rescan()
                 paths = [p for p in seen if p not in outside] if events else None
                 changes = self._out_changes(outside) if outside else []
                 if paths is None or paths:
@@ -239,6 +250,13 @@ class DirectoryHub:
             with contextlib.suppress(asyncio.CancelledError, StopAsyncIteration):
                 await following
             await watcher.aclose()
+
+    def _rescan(self) -> list[Path]:
+        """OUT's files that changed since last read or written (a missed event)."""
+        found = self.store.rescan()
+        if self.sig is not None:
+            found.extend(self.sig.rescan())
+        return found
 
     async def _settled(self, paths: list[Path] | None) -> list[ObjectChange]:
         """Scan ``paths`` (None: every file) until none is left unsettled. Placements
@@ -273,11 +291,14 @@ def run_directory_controller(
     lock_timeout: float = float("inf"),
     report: Callable[[str], None] = lambda _: None,
     progress: RunProgress | None = None,
+    decision_format: str = "ocm",
 ) -> RunSummary:
     """Run the controller on the hub folder ``root`` until SIGTERM/SIGINT (or, with
     ``once``, until every placement was synced once). ``now`` fixes the clock (for
     reproducible ``once`` runs). ``progress`` is told what a ``once`` run is doing: the
-    phase, how many placements are done and of how many (None: not known)."""
+    phase, how many placements are done and of how many (None: not known).
+    ``decision_format`` ``both`` writes SIG-Multicluster PlacementDecisions beside
+    OCM's (:mod:`~clusterplace.hub.directory.sig`)."""
     told = progress if progress is not None else (lambda _what, _done, _total: None)
     if not root.is_dir():
         raise InputError("the hub must be a folder of manifests", Location(file=str(root)))
@@ -302,9 +323,24 @@ def run_directory_controller(
             is_cluster=lambda name: name in engine.state.fleet.clusters,
             expectation_timeout=expectation_timeout,
         )
-        sink.publish = engine.observe  # the sink's writes come back as changes
+        sig = None
+        if decision_format == "both":
+            sig = hub.sig = DirectorySigDecisions(
+                layout, lambda name: engine.state.fleet.clusters.get(name), report=report
+            )
+
+        def publish(changes: list[ObjectChange]) -> None:
+            engine.observe(changes)
+            if sig is not None:
+                sig.observe(changes)
+
+        sink.publish = publish  # the sink's writes come back as changes
         told("reading the hub", 0, None)
-        engine.boot(hub.initial_objects())
+        objects = hub.initial_objects()
+        engine.boot(objects)
+        if sig is not None:
+            sig.load()
+            sig.observe(ObjectChange(None, obj) for obj in objects)
         if hub.incomplete:
             report(
                 "some hub files cannot be read: the decisions of placements not found are "
@@ -313,6 +349,8 @@ def run_directory_controller(
         asyncio.run(_serve(engine, hub, once, told))
         stats = reconciler.stats
         errors = stats.errors + delivery.stats.errors + hub.folder.write_errors
+        if sig is not None:
+            errors += sig.errors
         invalid = hub.invalid_files
         return RunSummary(
             stats.syncs,
@@ -324,6 +362,7 @@ def run_directory_controller(
             stats.placements,
             len(engine.state.works.work_sets),
             delivery.stats.writes,
+            sig.writes if sig is not None else 0,
         )
 
 
@@ -343,11 +382,50 @@ def _locked(folder: Path, timeout: float, report: Callable[[str], None]) -> Iter
         yield
 
 
+async def _tap(
+    batches: AsyncIterator[list[ObjectChange]], sig: DirectorySigDecisions | None
+) -> AsyncIterator[list[ObjectChange]]:
+    """The hub's changes, each batch shown to the SIG writer as it passes."""
+    async for batch in batches:
+        if sig is not None:
+            sig.observe(batch)
+        yield batch
+
+
+async def _follow_sig(sig: DirectorySigDecisions, root: Path, stop: asyncio.Event) -> None:
+    """Write the SIG slices of the placements marked dirty, as they are marked, until
+    ``stop``; each round made durable with one ``syncfs``. The writer runs between the
+    controllers' syncs (a step of the event loop), so a slice lags its page by that."""
+    halt = asyncio.ensure_future(stop.wait())
+    try:
+        while not stop.is_set():
+            if sig.dirty:
+                failed = sig.drain()
+                with contextlib.suppress(OSError):  # reported by the next write that fails
+                    sync_folder(root)
+                if failed:
+                    await asyncio.wait({halt}, timeout=SIG_RETRY_S)
+                continue
+            sig.wake.clear()
+            woken = asyncio.ensure_future(sig.wake.wait())
+            await asyncio.wait({woken, halt}, return_when=asyncio.FIRST_COMPLETED)
+            woken.cancel()
+    finally:
+        halt.cancel()
+
+
 async def _serve(engine: Engine, hub: DirectoryHub, once: bool, progress: RunProgress) -> None:
     if once:
         # Placements first (works follow their decisions), then deliveries, until all
         # are settled: each side's writes may enqueue the other's keys.
         await engine.settle(progress)
+        if hub.sig is not None:
+            hub.sig.drain()  # the slices of the decisions as they are now
+            try:
+                sync_folder(hub.layout.root)  # as the sink's flush made the rest durable
+            except OSError as err:
+                hub.report(f"{hub.layout.root}: {err.strerror or err}")
+                hub.sig.errors += 1
         return
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -357,7 +435,17 @@ async def _serve(engine: Engine, hub: DirectoryHub, once: bool, progress: RunPro
         stop.set()
     try:
         hub.report(f"watching {hub.root}; writing to {hub.layout.root}")
-        await engine.run(hub.batches(stop), stop)
+        slices = (
+            asyncio.ensure_future(_follow_sig(hub.sig, hub.layout.root, stop))
+            if hub.sig is not None
+            else None
+        )
+        try:
+            await engine.run(_tap(hub.batches(stop), hub.sig), stop)
+        finally:
+            stop.set()
+            if slices is not None:
+                await slices
     finally:
         for signum in (signal.SIGTERM, signal.SIGINT):
             with contextlib.suppress(Exception):

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import os
+import stat
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from clusterplace.safepath import resolve_inside
@@ -19,13 +21,20 @@ class OutLayout:
     only: the spec is the hub folder's); ``OUT/manifestworks/<cluster>/<name>.yaml``:
     each ManifestWork, whole (its status is its agent's: the controller writes spec and
     metadata and keeps the status it finds); ``OUT/manifestworkreplicasets/<ns>/<name>.yaml``:
-    each ManifestWorkReplicaSet's status; ``OUT/events.jsonl``: the events;
+    each ManifestWorkReplicaSet's status;
+    ``OUT/placementdecisions.multicluster.x-k8s.io/<ns>/<name>.yaml``: each
+    SIG-Multicluster PlacementDecision (with ``--decision-format both``, see
+    :mod:`~clusterplace.hub.directory.sig`); ``OUT/events.jsonl``: the events;
     ``OUT/lastgood/<path in the hub folder>``: the last text of each hub file that was
     read successfully (each part of its path percent-encoded), which stands in for the
     file when it cannot be read at start (see
     :class:`~clusterplace.hub.directory.lastgood.LastGood`)."""
 
     root: Path
+    # (kind folder, namespace) -> the namespace's folder, resolved once (see _inside).
+    _folders: dict[tuple[Path, str], Path] = field(
+        default_factory=dict, init=False, repr=False, compare=False, hash=False
+    )
 
     @property
     def decisions(self) -> Path:
@@ -44,6 +53,10 @@ class OutLayout:
         return self.root / "manifestworkreplicasets"
 
     @property
+    def sig_decisions(self) -> Path:
+        return self.root / "placementdecisions.multicluster.x-k8s.io"
+
+    @property
     def lastgood(self) -> Path:
         return self.root / "lastgood"
 
@@ -53,15 +66,44 @@ class OutLayout:
 
     def decision(self, namespace: str, name: str) -> Path:
         # Names were checked as the API server does when read; this is the second line.
-        return resolve_inside(self.decisions, namespace, f"{name}.yaml", what="decision name")
+        return self._inside(self.decisions, namespace, name, "decision name")
 
     def status(self, namespace: str, name: str) -> Path:
-        return resolve_inside(self.statuses, namespace, f"{name}.yaml", what="placement name")
+        return self._inside(self.statuses, namespace, name, "placement name")
 
     def work(self, cluster: str, name: str) -> Path:
-        return resolve_inside(self.works, cluster, f"{name}.yaml", what="ManifestWork name")
+        return self._inside(self.works, cluster, name, "ManifestWork name")
 
     def work_set_status(self, namespace: str, name: str) -> Path:
-        return resolve_inside(
-            self.work_set_statuses, namespace, f"{name}.yaml", what="ManifestWorkReplicaSet name"
-        )
+        return self._inside(self.work_set_statuses, namespace, name, "ManifestWorkReplicaSet name")
+
+    def sig_decision(self, namespace: str, name: str) -> Path:
+        return self._inside(self.sig_decisions, namespace, name, "SIG PlacementDecision name")
+
+    def _inside(self, base: Path, namespace: str, name: str, what: str) -> Path:
+        """``base/<namespace>/<name>.yaml``, kept inside ``base`` as
+        :func:`~clusterplace.safepath.resolve_inside` keeps it. The namespace's folder is
+        resolved once and used while it stays a folder (one ``lstat`` a call instead of
+        resolving every part of the path for every file written). The file itself is
+        not resolved: the sink replaces and removes it by rename and unlink, which
+        act on a symlink there, never on what it leads to."""
+        if not (_plain(namespace) and _plain(name)):
+            return resolve_inside(base, namespace, f"{name}.yaml", what=what)
+        key = (base, namespace)
+        folder = self._folders.get(key)
+        if folder is not None:
+            try:
+                still = stat.S_ISDIR(os.lstat(folder).st_mode)
+            except OSError:  # removed once empty: resolved again (the sink makes it again)
+                still = False
+            if not still:
+                folder = None
+        if folder is None:
+            folder = resolve_inside(base, namespace, what=what)
+            self._folders[key] = folder
+        return folder / f"{name}.yaml"
+
+
+def _plain(name: str) -> bool:
+    """Whether ``name`` is one file name that names nothing but itself."""
+    return bool(name) and name not in (".", "..") and "/" not in name and "\x00" not in name

@@ -35,7 +35,7 @@ from clusterplace.controller import Key
 from clusterplace.errors import ClusterplaceError
 from clusterplace.hub.directory.layout import OutLayout
 from clusterplace.safepath import real_path
-from clusterplace.watch import Signatures
+from clusterplace.watch import Signatures, signature_of
 
 __all__ = ["OutStore"]
 
@@ -82,6 +82,12 @@ class OutStore:
     def written(self, path: Path) -> None:
         """``path`` was just written (or removed) by the sink: nothing to read again."""
         self._signatures.record(real_path(path))
+
+    def wrote(self, path: Path, info: os.stat_result | None) -> None:
+        """The sink just wrote ``path`` (a path of :class:`OutLayout`, whose folders are
+        resolved already) as ``info`` says, or removed it (None): nothing to read
+        again, and no ``stat`` or resolution to learn that."""
+        self._signatures.note(path, signature_of(info) if info is not None else None)
 
     def _files(self) -> Iterator[Path]:
         for folder, _ in self._folders:

@@ -49,12 +49,17 @@ def render_object(obj: KubeObject) -> str:
 def render_status(placement: Placement) -> str:
     """The status file: the placement's identity and status (its spec is the hub
     folder's)."""
-    body = placement.to_dict()
+    status = placement.status
     document = {
-        "apiVersion": body["apiVersion"],
+        "apiVersion": placement.api_version,
         "kind": "Placement",
         "metadata": {"name": placement.name, "namespace": placement.namespace},
-        "status": body.get("status", {}),
+        # Only the status is dumped: the spec is the hub folder's.
+        "status": (
+            status.model_dump(mode="json", by_alias=True, exclude_none=True)
+            if status is not None
+            else {}
+        ),
     }
     return dump_yaml_documents([document])
 
@@ -103,16 +108,17 @@ class DirectorySink:
         path = self.layout.decision(*key)
         old = self.store.decisions.get(key)
         new: PlacementDecision | None = None
+        info = None
         try:
             if write.action == "delete":
                 remove_file(path)
                 self.store.decisions.pop(key, None)
             else:
-                write_atomic(path, render(pd))
+                info = write_atomic(path, render(pd))
                 new = self.store.decisions[key] = pd
         except OSError as err:
             raise self._fail(f"{path}", err) from None
-        self.store.written(path)
+        self.store.wrote(path, info)
         if old is not None or new is not None:
             self.publish([ObjectChange(old, new)])
         return new
@@ -121,10 +127,10 @@ class DirectorySink:
         key = (desired.namespace, desired.name)
         path = self.layout.status(*key)
         try:
-            write_atomic(path, render_status(desired))
+            info = write_atomic(path, render_status(desired))
         except OSError as err:
             raise self._fail(f"{path}", err) from None
-        self.store.written(path)
+        self.store.wrote(path, info)
         self.store.statuses[key] = desired.status
         written = current.model_copy(update={"status": desired.status})
         self.publish([ObjectChange(current, written)])
@@ -136,7 +142,7 @@ class DirectorySink:
             remove_file(path)
         except OSError as err:
             raise self._fail(f"{path}", err) from None
-        self.store.written(path)
+        self.store.wrote(path, None)
         self.store.statuses.pop(key, None)
 
     # -- ManifestWorks and ManifestWorkReplicaSets (controller.delivery.WorkSink) ------
@@ -171,10 +177,10 @@ class DirectorySink:
         if unread is not None:  # a status its agent wrote that cannot be read: kept as is
             text = dump_yaml_documents([{**new.to_dict(), "status": unread}])
         try:
-            write_atomic(path, text)
+            info = write_atomic(path, text)
         except OSError as err:
             raise self._fail(f"{path}", err) from None
-        self.store.written(path)
+        self.store.wrote(path, info)
         self.store.works[key] = new
         self.publish([ObjectChange(old, new)])
         return new
@@ -187,7 +193,7 @@ class DirectorySink:
             remove_file(path)
         except OSError as err:
             raise self._fail(f"{path}", err) from None
-        self.store.written(path)
+        self.store.wrote(path, None)
         self.store.works.pop(key, None)
         self.store.unread_statuses.pop(key, None)
         if old is not None:
@@ -206,10 +212,10 @@ class DirectorySink:
         path = self.layout.work_set_status(*key)
         written = current.model_copy(update={"status": status})
         try:
-            write_atomic(path, render_object(written))
+            info = write_atomic(path, render_object(written))
         except OSError as err:
             raise self._fail(f"{path}", err) from None
-        self.store.written(path)
+        self.store.wrote(path, info)
         self.store.work_set_statuses[key] = status
         self.publish([ObjectChange(current, written)])
         return written
@@ -221,7 +227,7 @@ class DirectorySink:
             remove_file(path)
         except OSError as err:
             raise self._fail(f"{path}", err) from None
-        self.store.written(path)
+        self.store.wrote(path, None)
         self.store.work_set_statuses.pop(key, None)
 
     async def emit(
