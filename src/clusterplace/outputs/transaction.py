@@ -94,11 +94,11 @@ class FileTransaction:
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL
         open_, write, close = os.open, os.write, os.close
         for rel, data in files:
+            if "\x00" in rel:  # the temporary's name has none: check the target's
+                raise output_error(given / rel, ValueError("embedded null byte"))
             folder = rel.rpartition("/")[0]
             if folder not in made:
                 try:
-                    if "\x00" in rel:
-                        raise ValueError("embedded null byte")
                     target = given / rel
                     if target.parent not in self._made:
                         self._make_folder(target.parent)
