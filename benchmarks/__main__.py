@@ -33,8 +33,12 @@ from clusterplace.outputs import format_table
 HEADERS = ["SCENARIO", "WHAT", "SIZE", "MEDIAN", "RANGE", "THROUGHPUT", "PEAK RSS", "TARGET"]
 
 
-def run_fresh(name: str, size: dict[str, int]) -> tuple[tuple[float, float], float]:
-    """One run of scenario ``name`` in a fresh process: ((seconds, units), peak KiB)."""
+Run = tuple[float, float] | tuple[float, float, float]
+
+
+def run_fresh(name: str, size: dict[str, int]) -> tuple[Run, float]:
+    """One run of scenario ``name`` in a fresh process: ((seconds, units[, baseline
+    seconds]), peak KiB)."""
     ctx = mp.get_context("spawn")
     queue = ctx.Queue()
     proc = ctx.Process(target=run_in_child, args=(name, size, queue))
@@ -51,16 +55,34 @@ def run_fresh(name: str, size: dict[str, int]) -> tuple[tuple[float, float], flo
 
 def measure(
     scenario: Scenario, size: dict[str, int], repeat: int
-) -> tuple[float, float, float, tuple[float, float]]:
-    """(median seconds, units per second, peak MiB, (fastest, slowest) seconds), each
-    run in a fresh process."""
+) -> tuple[float, float, float, tuple[float, float], str]:
+    """(median seconds, units per second, peak MiB, (fastest, slowest) seconds, how it
+    compares with its baseline measured in the same runs, if it has one), each run in a
+    fresh process."""
     results = [run_fresh(scenario.name, size) for _ in range(repeat)]
     times = [run[0] for run, _ in results]
     seconds = statistics.median(times)
     units = results[0][0][1]
     peak_kib = max(peak for _, peak in results)
     rate = units / seconds if seconds else float("inf")
-    return seconds, rate, peak_kib / 1024, (min(times), max(times))
+    return seconds, rate, peak_kib / 1024, (min(times), max(times)), _versus(scenario, results)
+
+
+def _versus(scenario: Scenario, results: list[tuple[Run, float]]) -> str:
+    """``3.0x plain loop: 2.41x (2.30–2.55x; plain loop 21.3 s)``: the scenario's time
+    over its baseline's, run by run (each run measures both, one after the other)."""
+    if scenario.versus is None:
+        return ""
+    ratios = [run[0] / run[2] for run, _ in results if len(run) == 3 and run[2] > 0]
+    baselines = [run[2] for run, _ in results if len(run) == 3]
+    if not ratios:
+        return ""
+    goal = "" if scenario.target is None else f"{scenario.target:g}x "
+    return (
+        f"{goal}{scenario.versus}: {statistics.median(ratios):.2f}x "
+        f"({min(ratios):.2f}–{max(ratios):.2f}x; {scenario.versus} "
+        f"{statistics.median(baselines):.1f} s)"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -135,8 +157,10 @@ def main(argv: list[str] | None = None) -> int:
 def _row(scenario: Scenario, quick: bool, repeat: int) -> list[str]:
     """One scenario measured, as a row of the table."""
     size = scenario.quick if quick else scenario.sizes
-    seconds, rate, peak, (fastest, slowest) = measure(scenario, size, repeat)
+    seconds, rate, peak, (fastest, slowest), versus = measure(scenario, size, repeat)
     target = "" if scenario.target is None or quick else f"{scenario.target:g} s"
+    if scenario.versus is not None:
+        target = versus
     return [
         scenario.name,
         scenario.description,

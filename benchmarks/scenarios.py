@@ -20,6 +20,7 @@ from benchmarks.controller import run_change_latency, run_cold_start, run_s1_pro
 from benchmarks.controller_kube import run_kube
 from benchmarks.end_to_end import run_s1_e2e, run_s6_e2e
 from benchmarks.rollout import run_full_rollout, run_status_latency
+from benchmarks.route_big import run_route_big, run_route_big_one, run_route_big_rerun
 from benchmarks.route_watch import run_watch_cold, run_watch_relabel
 from benchmarks.route_writes import run_route_writes
 from benchmarks.timed import Timed, run_timed
@@ -42,10 +43,12 @@ class Scenario:
     unit: str
     sizes: dict[str, int]  # full size
     quick: dict[str, int]  # CI size
-    run: Callable[[dict[str, int]], tuple[float, float]]  # -> (seconds, units of work)
-    target: float | None = None  # seconds, at full size
+    # -> (seconds, units of work), and with ``versus`` the baseline's seconds in that run
+    run: Callable[[dict[str, int]], tuple[float, float] | tuple[float, float, float]]
+    target: float | None = None  # seconds, at full size (with ``versus``: times the baseline)
     # In-process scenarios: what ``run`` times, prepared (the honesty test runs it too).
     prepare: Callable[[dict[str, int]], Timed] | None = None
+    versus: str | None = None  # the baseline each run also measures, if any
 
 
 def in_process(
@@ -369,6 +372,34 @@ SCENARIOS = [
         {"objects": 2000, "clusters": 30},
         {"objects": 50, "clusters": 4},
         run_route_writes,
+        None,
+    ),
+    Scenario(
+        "route-1000x1000",
+        "route: 1,000 objects to 1,000 clusters into an empty folder (the CLI, start to exit)",
+        "files",
+        {"objects": 1000, "clusters": 1000},
+        {"objects": 40, "clusters": 40},
+        run_route_big,
+        3.0,
+        versus="plain loop",
+    ),
+    Scenario(
+        "route-1000x1000-rerun",
+        "route: the same again, nothing changed (no file written)",
+        "files",
+        {"objects": 1000, "clusters": 1000},
+        {"objects": 40, "clusters": 40},
+        run_route_big_rerun,
+        None,
+    ),
+    Scenario(
+        "route-1000x1000-one",
+        "route: one Deployment changed (only its copies rewritten)",
+        "files",
+        {"objects": 1000, "clusters": 1000},
+        {"objects": 40, "clusters": 40},
+        run_route_big_one,
         None,
     ),
     Scenario(

@@ -46,6 +46,11 @@ OUT_OF_PROCESS = {
     "S6-e2e-schedule",
     "S6-e2e-explain",
     "route-writes",
+    # route as its own process on inputs written fresh for each run, into a fresh folder
+    # (beside a plain loop writing the same files).
+    "route-1000x1000",
+    "route-1000x1000-rerun",
+    "route-1000x1000-one",
     # route --watch in its own process on files written fresh for each run.
     "W1-cold-start",
     "W2-relabel-p50",

@@ -7,14 +7,14 @@ import benchmarks.__main__ as runner
 import pytest
 from benchmarks.scenarios import Scenario
 
-Measured = tuple[float, float, float, tuple[float, float]]
+Measured = tuple[float, float, float, tuple[float, float], str]
 
 
 def fake_measure(interrupt_at: str | None = None):
     def measure(scenario: Scenario, size: dict[str, int], repeat: int) -> Measured:
         if scenario.name == interrupt_at:
             raise KeyboardInterrupt
-        return 0.25, 400.0, 80.0, (0.2, 0.3)
+        return 0.25, 400.0, 80.0, (0.2, 0.3), ""
 
     return measure
 

@@ -6,6 +6,7 @@ import contextlib
 import hashlib
 import json
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -13,8 +14,10 @@ import pytest
 import yaml
 
 from clusterplace.bundles import INDEX_NAME, RoutePlan, plan_route_dir, route_into
+from clusterplace.bundles.route_dir import index_text, route_copies
 from clusterplace.errors import InputError, InputErrors
-from clusterplace.federation import route
+from clusterplace.federation import route, route_and_divide
+from clusterplace.outputs.dumpers import dump_yaml_stream
 from tests.support.builders import annotate, req
 
 CLUSTERS = {"eu": {"location": "europe"}, "us": {"location": "usa"}}
@@ -271,3 +274,85 @@ def test_index_entry_outside_the_output_directory_is_never_deleted(tmp_path: Pat
     with contextlib.suppress(InputError):
         run(out, [])
     assert snapshot(tmp_path).get("victim.txt") == b"precious\n"
+
+
+# --- large folders: what is skipped must not change the outcome ------------------------------
+
+
+def stamps(directory: Path) -> dict[str, tuple[int, int]]:
+    """Every file's (inode, modification time): a file written again gets new ones."""
+    return {
+        p.relative_to(directory).as_posix(): (p.stat().st_ino, p.stat().st_mtime_ns)
+        for p in sorted(directory.rglob("*"))
+        if p.is_file()
+    }
+
+
+def many(count: int, revision: int = 1) -> list[dict[str, Any]]:
+    return [
+        {
+            "apiVersion": "v1",
+            "kind": "ConfigMap",
+            "metadata": {"name": f"app{i}", "namespace": "shop"},
+            "data": {"revision": str(revision if i == 3 else 1)},
+        }
+        for i in range(count)
+    ]
+
+
+def test_a_rerun_with_nothing_changed_writes_no_file(out: Path) -> None:
+    run(out, many(20))
+    before = stamps(out)
+    folder = out.stat().st_mtime_ns
+    assert set(actions(run(out, many(20))).values()) == {"unchanged"}
+    assert stamps(out) == before
+    assert out.stat().st_mtime_ns == folder  # no temporary, journal or index either
+
+
+def test_one_object_changed_rewrites_only_its_copies(out: Path) -> None:
+    run(out, many(20))
+    before = stamps(out)
+    result = run(out, many(20, revision=2))
+    after = stamps(out)
+    rewritten = {rel for rel in after if after[rel] != before[rel]}
+    assert rewritten == {"eu/configmap_shop_app3.yaml", "us/configmap_shop_app3.yaml", INDEX_NAME}
+    assert {k for k, v in actions(result).items() if v != "unchanged"} == rewritten - {INDEX_NAME}
+
+
+def test_the_index_text_is_the_json_dumps_of_it() -> None:
+    files = {
+        f"eu/{WEB}": {"object": "Deployment/shop/web", "sha256": "ab" * 32},
+        "us/caf\u00e9_\u2603.yaml": {"object": 'ConfigMap/sh"op/x\\y\u00e9', "sha256": "cd" * 32},
+        "us/odd.yaml": {"object": "ConfigMap/x", "sha256": "ef" * 32, "note": "edited"},
+        "eu/few.yaml": {"object": "ConfigMap/x"},
+        "eu/none.yaml": {},
+    }
+    for entries in (files, {}, {f"eu/{WEB}": files[f"eu/{WEB}"]}):
+        index = {"apiVersion": "clusterplace.io/v1", "kind": "RouteIndex", "files": entries}
+        assert index_text(entries) == json.dumps(index, indent=2, sort_keys=True) + "\n"
+
+
+def test_an_index_nested_too_deeply_is_an_input_error(out: Path) -> None:
+    out.mkdir()
+    text = '{"kind": "RouteIndex", "files": {"eu/x.yaml": ' + "[" * 200_000 + "]" * 200_000 + "}}"
+    (out / INDEX_NAME).write_text(text, encoding="utf-8")
+    with pytest.raises(InputError, match="is not a clusterplace route index"):
+        plan(out, [settings()])
+
+
+def test_a_divided_workload_is_rendered_once_per_replica_count() -> None:
+    preferences = {"rebalance": True, "clusters": {"*": {"weight": 1}}}
+    web = deployment(replicas=7)
+    web["metadata"]["annotations"] = {
+        "federation.kubernetes.io/deployment-preferences": json.dumps(preferences)
+    }
+    clusters: dict[str, dict[str, str]] = {f"c{i}": {} for i in range(5)}
+    routed, _ = route_and_divide([web], clusters, now=datetime(2026, 11, 22, tzinfo=UTC))
+    copies = list(route_copies(routed))
+    texts = {copy.cluster: copy.text for copy in copies}
+    assert sorted(texts) == sorted(clusters)
+    for cluster, text in texts.items():  # each copy as rendered on its own
+        assert text == dump_yaml_stream([dict(routed[0].copy_for(cluster))])
+    counts = {routed[0].division.replicas(c) for c in clusters}  # type: ignore[union-attr]
+    assert sum(counts) >= 1 and len(counts) > 1
+    assert len({id(text) for text in texts.values()}) == len(counts)  # one text per count

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections import Counter
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -340,10 +341,9 @@ def _print_table(
 
 def _summary(plan: RoutePlan, out_dir: Path, dry_run: bool) -> str:
     """The last line of a run: ``Wrote OUT: 3 add, 1 remove, 40 unchanged``."""
+    counts = Counter(c.action for c in plan.changes)
     summary = ", ".join(
-        f"{plan.count(a)} {a}"
-        for a in ("add", "update", "remove", "unchanged", "keep")
-        if plan.count(a)
+        f"{counts[a]} {a}" for a in ("add", "update", "remove", "unchanged", "keep") if counts[a]
     )
     verb = "Dry run: would write to" if dry_run else "Wrote"
     return f"{verb} {out_dir}: {summary or 'nothing'}"

@@ -112,9 +112,13 @@ class Journal:
     def carry_out(self) -> None:
         """Apply every rename and deletion (those already done are skipped), make them
         durable, then drop the journal."""
+        prefix = os.fspath(self.root) + os.sep
+        replace = os.replace
         for temporary, target in self.renames:
-            with contextlib.suppress(FileNotFoundError):  # moved before a crash
-                (self.root / temporary).replace(self.root / target)
+            try:
+                replace(prefix + temporary, prefix + target)
+            except FileNotFoundError:  # moved before a crash
+                continue
         for target in self.deletes:
             (self.root / target).unlink(missing_ok=True)
         prune_empty_folders(self.root, [self.root / target for target in self.deletes])
