@@ -336,7 +336,7 @@ class DeliveryReconciler(Controller):
         return sorted(keys)
 
     def keys(self) -> list[Key]:
-        return sorted(self.index.work_sets)
+        return self.index.keys()
 
     # -- syncing -------------------------------------------------------------------------
 

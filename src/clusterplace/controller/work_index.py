@@ -88,6 +88,12 @@ class WorkIndex:
         """The works carrying MWRS ``key``'s owner label, by (namespace, name)."""
         return [self.works[k] for k in sorted(self._owned.get(key, ()))]
 
+    def keys(self) -> list[Key]:
+        """Every MWRS, and every owner a work's label names (an MWRS deleted while
+        nobody watched still has works to clean up), sorted."""
+        owners = {owner for owner, works in self._owned.items() if works}
+        return sorted(owners.union(self.work_sets))
+
     def users(self, placements: Iterable[Key]) -> set[Key]:
         """The MWRSs that name any of ``placements``."""
         found: set[Key] = set()

@@ -31,6 +31,7 @@ from clusterplace.api.placement import PLACEMENT_LABEL
 from clusterplace.api.profile import profile_of
 from clusterplace.api.sig_decision import DECISION_KEY_LABEL, ours, sig_slices
 from clusterplace.controller import ObjectChange
+from clusterplace.errors import ClusterplaceError
 from clusterplace.hub.directory.files import remove_file, write_atomic
 from clusterplace.hub.directory.layout import OutLayout
 from clusterplace.outputs.serialize import dump_yaml_documents
@@ -44,7 +45,7 @@ Clusters = Callable[[str], ManagedCluster | None]  # the hub's cluster of a name
 UNREADABLE: dict[str, Any] = {}  # a slice file that cannot be read: never ours
 
 
-class SigWriteError(Exception):
+class SigWriteError(ClusterplaceError):
     """A slice file could not be written or removed (the placement stays dirty)."""
 
 
