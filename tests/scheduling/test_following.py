@@ -96,3 +96,26 @@ def test_a_cluster_added_schedules_everything_again() -> None:
     assert report.full
     assert len(report.rescheduled) == len(engine.result.placements)
     assert fingerprint(engine.result) == fingerprint(schedule(engine.fleet, now=NOW))
+
+
+def test_a_candidate_list_change_passes_over_placements_left_unscheduled() -> None:
+    # A placement scheduled once and then disabled keeps its candidate list built; a
+    # cluster leaving that list is no reason to look at it again, as a fresh run (which
+    # never built the list) does not.
+    objects = [
+        *_fleet(2),
+        cluster_set(
+            "prod", selector_type="LabelSelector", label_selector={"matchLabels": {"env": "prod"}}
+        ),
+        binding("ns1", "prod"),
+        cluster("c7", labels={"env": "prod"}),
+    ]
+    engine = FollowingSchedule(objects, now=NOW)
+    disabled = {"cluster.open-cluster-management.io/experimental-scheduling-disable": "true"}
+    for k in range(2):
+        engine.apply(placement("ns1", f"p{k}", annotations=disabled, numberOfClusters=2))
+    report = engine.apply(cluster("c7", labels={"env": "dev"}))
+    fresh = FollowingSchedule(engine.fleet.copy(), now=NOW)
+    assert report.rescheduled == []
+    assert fresh.apply(cluster("c7", labels={"env": "prod"})).rescheduled == []
+    assert fingerprint(engine.result) == fingerprint(schedule(engine.fleet, now=NOW))

@@ -196,7 +196,9 @@ class IncrementalSchedule:
         for change in reach.lists:
             steps = self._groups.get(change.key, ())
             if change.before is not change.after:  # the candidate list itself changed
-                dirty.update(steps)
+                # Not a placement left unscheduled (skipped, or its sets are broken): no
+                # cluster matters to it, whether or not its list was ever built.
+                dirty.update(j for j in steps if self._result.placements[j].outcome is not None)
             elif change.after.has(position):  # (not: a terminating cluster that stays so)
                 candidate_of.extend(steps)
         dirty |= self._reached(
