@@ -152,8 +152,11 @@ class DecisionStore:
         owner = (namespace, placement)
         if owner in self._planned:
             self._build(owner)
-        keys = sorted(self._owned.get(owner, ()))
-        return [self._by_key[k] for k in keys]
+        keys = self._owned.get(owner)
+        if not keys:
+            return []
+        by_key = self._by_key
+        return [by_key[k] for k in sorted(keys)]
 
     def own_counts(self, namespace: str, placement: str) -> Counter[str]:
         """Occurrences of each cluster in the placement's own decisions (memoized until
