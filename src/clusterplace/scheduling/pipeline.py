@@ -375,6 +375,8 @@ class _Prefix:
     static: np.ndarray  # the weighted sum of the shared scores (int64)
     static_limit: int | None  # a bound of the shared scores' weighted sum (None: unknown)
     prioritizers: list[Weighted]
+    # The filters and prioritizers that may ask to run again at a time.
+    requeuing: tuple[FilterPlugin | PrioritizerPlugin, ...]
     # ``positions - static * stride`` by stride, made when first needed.
     bases: dict[int, np.ndarray] = field(default_factory=dict, compare=False)
 
@@ -399,29 +401,21 @@ class SharedPrefixes(SnapshotIndex):
         super().__init__(snapshot)
         self._now: datetime | None = None
         self._found: dict[Hashable, _Prefix | None] = {}
-        # The kind of each placement object asked about (by identity, the object kept
-        # so the identity is not reused): the settling loop syncs each object again.
-        self._kinds: dict[int, tuple[Placement, Hashable | None]] = {}
 
-    def kind(self, placement: Placement) -> Hashable | None:
+    @staticmethod
+    def kind(placement: Placement) -> Hashable | None:
         """What the shared part reads of ``placement`` (None: it cannot share)."""
-        asked = self._kinds.get(id(placement))
-        if asked is not None and asked[0] is placement:
-            return asked[1]
         spec = placement.spec
-        kind: Hashable | None = None
-        if not spread_constraints(placement):
-            # Candidates, filters (predicates and tolerations; repr shows every field)
-            # and the prioritizer policy.
-            kind = (
-                candidates_key(placement),
-                repr((spec.predicates, spec.tolerations)),
-                policy_key(placement),
-            )
-        if len(self._kinds) >= _PREFIXES_KEPT * 16:
-            self._kinds.clear()
-        self._kinds[id(placement)] = (placement, kind)
-        return kind
+        spread = spec.spread_policy
+        if spread is not None and spread.spread_constraints:
+            return None
+        # Candidates, filters (predicates and tolerations; repr shows every field) and
+        # the prioritizer policy.
+        return (
+            candidates_key(placement),
+            repr((spec.predicates, spec.tolerations)),
+            policy_key(placement),
+        )
 
     def get(self, kind: Hashable, ctx: Context) -> _Prefix | None:
         if ctx.now != self._now or len(self._found) >= _PREFIXES_KEPT:
@@ -483,7 +477,13 @@ def _prefix(ctx: Context) -> _Prefix | None:
     for _, given, kept in steps:
         given.flags.writeable = False
         kept.flags.writeable = False
-    return _Prefix(candidates, tuple(steps), positions, tuple(entries), static, limit, prioritizers)
+    requeuing: tuple[FilterPlugin | PrioritizerPlugin, ...] = (
+        *_REQUEUING_FILTERS,
+        *_requeuing(prioritizers),
+    )
+    return _Prefix(
+        candidates, tuple(steps), positions, tuple(entries), static, limit, prioritizers, requeuing
+    )
 
 
 def _shared_run(ctx: Context) -> Outcome | None:
@@ -502,7 +502,6 @@ def _shared_run(ctx: Context) -> Outcome | None:
     prefix = prefixes.get(kind, ctx)
     if prefix is None:
         return None
-    prioritizers = prefix.prioritizers
     positions = prefix.positions
     status = _SUCCESS
     weights: dict[str, int] = {}
@@ -536,41 +535,44 @@ def _shared_run(ctx: Context) -> Outcome | None:
         raw,
         positions,
     )
-    key = _Key.fitting(len(snapshot.names), limit)
+    names = snapshot.names
+    key = _Key.fitting(len(names), limit)
     if key is None or wanted is None or wanted <= 0 or wanted >= len(positions):
         totals = _sum([prefix.static, *own], len(positions))
-        chosen = _top(positions, totals, wanted, key)
+        outcome.selected = snapshot.names_of(_top(positions, totals, wanted, key))
     else:
         chosen = _top_keyed(prefix.base(key.stride), own, wanted, key)
-    outcome.selected = snapshot.names_of(chosen)
+        outcome.selected = [names[position] for position in chosen]
     if wanted is not None:
         outcome.unscheduled = wanted - len(outcome.selected)
-    plugins: list[FilterPlugin | PrioritizerPlugin] = [*_REQUEUING_FILTERS]
-    plugins += [
+    times = [at for plugin in prefix.requeuing if (at := plugin.requeue_at(ctx)) is not None]
+    outcome.requeue_at = min(times) if times else None
+    return outcome
+
+
+def _requeuing(prioritizers: list[Weighted]) -> list[PrioritizerPlugin]:
+    """The prioritizers that may ask to run again (those not keeping the base class's
+    answer, never)."""
+    return [
         w.prioritizer
         for w in prioritizers
         if type(w.prioritizer).requeue_at is not PrioritizerPlugin.requeue_at
     ]
-    times = [at for plugin in plugins if (at := plugin.requeue_at(ctx)) is not None]
-    outcome.requeue_at = min(times, default=None)
-    return outcome
 
 
-def _top_keyed(base: np.ndarray, own: list[np.ndarray], wanted: int, key: _Key) -> np.ndarray:
-    """:func:`_top` with ``key`` of ``0 < wanted < len(base)`` positions, from the shared
-    ``base`` (``positions - static * stride``) and the per-placement weighted scores:
-    ``base - sum(own) * stride`` is the same combined key."""
+def _top_keyed(base: np.ndarray, own: list[np.ndarray], wanted: int, key: _Key) -> list[int]:
+    """:func:`_top` with ``key`` of ``0 < wanted < len(base)`` positions (as a list), from
+    the shared ``base`` (``positions - static * stride``) and the per-placement weighted
+    scores: ``base - sum(own) * stride`` is the same combined key."""
     if not own:
         combined = base.copy()
     else:
-        if len(own) == 1:
-            combined = np.multiply(own[0], key.stride, dtype=np.int64)
-        else:
-            combined = _sum(own, len(base))
-            combined *= key.stride
+        # (A cast and an in-place product cost less than a product that casts.)
+        combined = own[0].astype(np.int64) if len(own) == 1 else _sum(own, len(base))
+        combined *= key.stride
         np.subtract(base, combined, out=combined)
     combined.partition(wanted - 1)
     top = combined[:wanted]
     top.sort()
-    chosen: np.ndarray = top & key.mask
-    return chosen
+    mask = key.mask
+    return [value & mask for value in top.tolist()]

@@ -17,7 +17,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
-from typing import Any, TypeVar, cast
+from typing import Any, NoReturn, TypeVar, cast
 
 import numpy as np
 
@@ -41,6 +41,29 @@ def contains(positions: np.ndarray, position: int) -> bool:
     """Whether ascending ``positions`` hold ``position``."""
     at = int(np.searchsorted(positions, position))
     return at < len(positions) and int(positions[at]) == position
+
+
+class _NoCounts(Counter[str]):
+    """The counts of a placement without decisions: one object shared by all of them,
+    so it refuses every change (a copy is an ordinary, empty Counter)."""
+
+    def __init__(self) -> None:
+        dict.__init__(self)
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> NoReturn:
+        raise TypeError("the shared empty decision counts cannot be changed")
+
+    __setitem__ = __delitem__ = update = subtract = clear = _refuse
+    pop = popitem = setdefault = __iadd__ = __isub__ = __ior__ = __iand__ = _refuse
+
+    def copy(self) -> Counter[str]:  # type: ignore[override]
+        return Counter()
+
+    def __reduce__(self) -> tuple[type[Counter[str]], tuple[()]]:
+        return Counter, ()
+
+
+NO_COUNTS: Counter[str] = _NoCounts()
 
 
 class DecisionStore:
@@ -164,6 +187,8 @@ class DecisionStore:
         key = (namespace, placement)
         found = self._own_memo.get(key)
         if found is None:
+            if key not in self._planned and not self._owned.get(key):
+                return NO_COUNTS  # (most placements of a first run)
             planned = self._planned.get(key)
             if planned is not None:
                 found = Counter(planned[1])
