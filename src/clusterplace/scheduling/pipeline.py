@@ -15,6 +15,7 @@ from functools import cached_property, lru_cache
 import numpy as np
 
 from clusterplace.api import ManagedCluster, Placement
+from clusterplace.api.placement import PlacementSpec
 from clusterplace.scheduling.candidates import (
     Candidates,
     SetSelectorError,
@@ -390,6 +391,7 @@ class _Prefix:
 
 
 _PREFIXES_KEPT = 4096  # kinds of placement remembered at one time
+_KINDS_KEPT = 1 << 16  # placement specs whose kind is remembered
 
 
 class SharedPrefixes(SnapshotIndex):
@@ -401,21 +403,31 @@ class SharedPrefixes(SnapshotIndex):
         super().__init__(snapshot)
         self._now: datetime | None = None
         self._found: dict[Hashable, _Prefix | None] = {}
+        self._kinds: dict[tuple[int, str], tuple[PlacementSpec, Hashable | None]] = {}
 
-    @staticmethod
-    def kind(placement: Placement) -> Hashable | None:
+    def kind(self, placement: Placement) -> Hashable | None:
         """What the shared part reads of ``placement`` (None: it cannot share)."""
         spec = placement.spec
+        namespace = placement.namespace
+        # By the spec object (kept, so its identity is not reused) and namespace: a sync
+        # after a status update has a new placement object with the same spec.
+        asked = self._kinds.get((id(spec), namespace))
+        if asked is not None and asked[0] is spec:
+            return asked[1]
+        kind: Hashable | None = None
         spread = spec.spread_policy
-        if spread is not None and spread.spread_constraints:
-            return None
-        # Candidates, filters (predicates and tolerations; repr shows every field) and
-        # the prioritizer policy.
-        return (
-            candidates_key(placement),
-            repr((spec.predicates, spec.tolerations)),
-            policy_key(placement),
-        )
+        if spread is None or not spread.spread_constraints:
+            # Candidates, filters (predicates and tolerations; repr shows every field)
+            # and the prioritizer policy.
+            kind = (
+                candidates_key(placement),
+                repr((spec.predicates, spec.tolerations)),
+                policy_key(placement),
+            )
+        if len(self._kinds) >= _KINDS_KEPT:
+            self._kinds.clear()
+        self._kinds[(id(spec), namespace)] = (spec, kind)
+        return kind
 
     def get(self, kind: Hashable, ctx: Context) -> _Prefix | None:
         if ctx.now != self._now or len(self._found) >= _PREFIXES_KEPT:

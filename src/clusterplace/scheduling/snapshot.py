@@ -160,11 +160,15 @@ class DecisionStore:
     def _build(self, owner: Key) -> None:
         """Build the planned decisions of ``owner`` and keep them as any other (they
         are counted already)."""
-        names, _, planned = self._planned.pop(owner)
+        names, clusters, planned = self._planned.pop(owner)
         namespace = owner[0]
         for name in names:
             del self._planned_keys[(namespace, name)]
         keys = self._owned[owner]
+        if not keys and owner not in self._own_memo:
+            # Its own counts are the planned clusters': worked out from them now costs
+            # less than from the built objects later (Balance asks on the next sync).
+            self._own_memo[owner] = Counter(clusters)
         for pd in planned():
             key = (pd.namespace, pd.name)
             self._by_key[key] = pd
