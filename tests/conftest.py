@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, settings
 
 from tests.support.cli import Result, check_golden, run_in_process, run_process
 from tests.support.envtest import REQUIRE_VAR, Envtest, RealHub, envtest_server
+from tests.support.kube_hub import stop_leftover_controllers
 
 settings.register_profile("default", deadline=None)
 # CI must not fail on a random draw that no developer ever saw: derandomize there.
@@ -22,6 +23,14 @@ settings.register_profile(
     "ci", deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
 )
 settings.load_profile("ci" if os.environ.get("CI") else "default")
+
+
+@pytest.fixture(autouse=True)
+def _no_controller_outlives_its_test() -> Iterator[None]:
+    """A controller process a test started and did not stop (it failed first) is killed
+    after it, not left retrying a hub that is gone while later tests run."""
+    yield
+    stop_leftover_controllers()
 
 
 @pytest.fixture(name="run")

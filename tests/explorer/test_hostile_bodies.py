@@ -101,6 +101,26 @@ def test_a_lone_surrogate_is_a_4xx(path: str) -> None:
 
 
 @pytest.mark.parametrize("path", POSTS)
+@pytest.mark.parametrize(
+    "body, echoed",
+    [
+        (b"Infinity", "inf"),
+        (b"-Infinity", "-inf"),
+        (b"NaN", "nan"),
+        (b"1e999", "inf"),  # beyond a float's range: read as infinity
+        # Each endpoint reads its own key: what-if the set, the check the edits.
+        (b'{"set":[NaN],"edits":[{"op":"set","expression":NaN}]}', "nan"),
+    ],
+)
+def test_numbers_json_cannot_hold_are_a_4xx_that_names_them(
+    path: str, body: bytes, echoed: str
+) -> None:
+    response = CLIENT.post(path, content=body, headers={"content-type": "application/json"})
+    assert response.status_code == 422, response.text
+    assert [e["input"] for e in response.json()["detail"]] == [echoed]
+
+
+@pytest.mark.parametrize("path", POSTS)
 @SETTINGS
 @given(body=_SHAPED)
 def test_edit_shaped_bodies_never_give_a_5xx(path: str, body: dict[str, Any]) -> None:

@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol
 
 import kmock
 import yaml
@@ -39,6 +39,7 @@ __all__ = [
     "ControllerHub",
     "KubeHub",
     "kmock_api_server",
+    "stop_leftover_controllers",
     "write_kubeconfig",
 ]
 
@@ -173,7 +174,10 @@ class Controller:
     """A ``clusterplace controller --kubeconfig`` process; its stderr goes to a file.
     ``kubeconfig`` replaces the hub's (another user of the same server); ``launcher``
     the command that runs ``clusterplace`` (e.g. :class:`tests.support.held_loop.LoopHold`
-    's)."""
+    's). Every one started is in ``running`` until :func:`stop_leftover_controllers`
+    ends what a test left (one that failed before stopping it)."""
+
+    running: ClassVar[list[Controller]] = []
 
     def __init__(
         self,
@@ -202,6 +206,7 @@ class Controller:
             stderr=self._log_handle,
             env={**os.environ, **CLI_ENV},
         )
+        Controller.running.append(self)
 
     def text(self) -> str:
         return self.log.read_text()
@@ -233,6 +238,18 @@ class Controller:
         code = self.proc.wait(timeout)
         self._log_handle.close()
         return code
+
+
+def stop_leftover_controllers() -> None:
+    """Kill every controller a test started and left running: a test that failed before
+    its ``stop`` would otherwise leave it retrying a hub that is gone, for good, and
+    slowing every later test."""
+    while Controller.running:
+        controller = Controller.running.pop()
+        if controller.proc.poll() is None:
+            controller.proc.kill()
+            controller.proc.wait(30)
+        controller._log_handle.close()
 
 
 @dataclass

@@ -5,6 +5,7 @@ request that is not a plain read."""
 from __future__ import annotations
 
 import importlib.util
+import math
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -119,6 +120,10 @@ def _shortened(value: Any) -> Any:
     """A rejected value as an error repeats it: a short prefix only, whatever was sent."""
     if isinstance(value, str | bytes):
         return shorten(value if isinstance(value, str) else value.decode("utf-8", "replace"))
+    if isinstance(value, float) and not math.isfinite(value):
+        # Python reads NaN, Infinity and 1e999 in a body, but JSON cannot hold them: they
+        # go back as text, or the error itself could not be answered.
+        return repr(value)
     if isinstance(value, int | float | bool) or value is None:
         return value
     return shorten(repr(value))
