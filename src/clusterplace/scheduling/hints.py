@@ -357,7 +357,7 @@ class QueueingHints:
         if moved:
             # Per candidate list, the moved clusters it holds; then the records of that
             # list that ranked one of them (their last filter kept it).
-            ranked = np.unique(np.array(moved, dtype=np.int64))
+            ranked = np.array(sorted(set(moved)), dtype=np.int64)
             lists = snapshot.index_of(CandidatesIndex)
             for group, keys in list(self._by_candidates.items()):
                 found = lists.built(group)
@@ -380,11 +380,11 @@ class QueueingHints:
 
 def _present(positions: np.ndarray, values: np.ndarray) -> np.ndarray:
     """Which of ``values`` ascending ``positions`` hold (a mask over ``values``)."""
-    at = np.searchsorted(positions, values)
-    inside = at < len(positions)
-    mask = np.zeros(len(values), dtype=bool)
-    mask[inside] = positions[at[inside]] == values[inside]
-    return mask
+    if not len(positions):
+        return np.zeros(len(values), dtype=bool)
+    at = np.minimum(np.searchsorted(positions, values), len(positions) - 1)
+    found: np.ndarray = positions[at] == values
+    return found
 
 
 def _status_alone_differs(old: Placement, new: Placement) -> bool:
