@@ -2,7 +2,8 @@
 real API server: one leads and the others stand by; SIGTERM releases the Lease, kill -9
 hands it over once it expires, and ``leaseTransitions`` counts each change of holder; a
 missing Lease namespace is named and given up on; a leader paused past its lease sends
-nothing beside the new leader once it wakes.
+nothing beside the new leader once it wakes; a leader whose reconcile loop is held past
+the renew deadline keeps the lease (its lease thread renews it), and the standby waits.
 
 Each replica runs as its own user (``replica-a``, ``-b``, ``-c``: the same rights, each
 its own token), so the audit log tells their requests apart. The handover times are
@@ -15,9 +16,11 @@ import signal
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from tests.support.envtest import Envtest, RealHub
+from tests.support.held_loop import LoopHold
 from tests.support.kube_hub import Controller
 from tests.support.waiting import wait_for
 
@@ -284,3 +287,51 @@ def test_a_leader_paused_past_its_lease_writes_nothing_beside_the_new_one(
         f"{(converged - paused).total_seconds():.2f} s after it; "
         f"{len(late)} requests written by the old leader after it resumed"
     )
+
+
+def test_a_leader_whose_loop_is_held_past_the_renew_deadline_keeps_the_lease(
+    realhub: RealHub, envtest: Envtest, tmp_path: Path
+) -> None:
+    namespace = "election-held"
+    realhub.namespace(namespace)
+    realhub.fleet({"c0": PROD, "c1": DEV})
+    realhub.placement("p", ONLY_PROD)
+    hold = LoopHold(tmp_path / "hold")
+    flags = _flags(namespace, lease=6, renew=5, retry=1)
+    with _replicas() as running:
+        leader = Controller(
+            realhub,
+            *flags,
+            election=True,
+            kubeconfig=envtest.replica_kubeconfig("replica-a"),
+            launcher=hold.launcher(),
+        )
+        running["replica-a"] = leader
+        leader.wait("watching", 120)
+        standby = _start(running, realhub, envtest, "replica-b", *flags)
+        standby.wait("standing by", 90)
+        transitions = _lease(envtest, namespace)["spec"].get("leaseTransitions")
+        hold.arm("write")
+        realhub.patch("ManagedCluster", "c1", {"metadata": {"labels": PROD}})
+        wait_for(lambda: hold.held("write") is not None, 60, "the leader's write held")
+        since = hold.held("write")
+        assert since is not None
+
+        def renewed() -> float:
+            text = _lease(envtest, namespace)["spec"].get("renewTime") or ""
+            return datetime.fromisoformat(text).timestamp() if text else 0.0
+
+        # Renewed later than the renew deadline and a retry period into the hold: a
+        # leader renewing on its reconcile loop would have stepped down by then.
+        wait_for(lambda: renewed() > since + 5 + 1, 120, "the lease renewed while held")
+        assert _lease(envtest, namespace)["spec"]["holderIdentity"] == _identity(leader)
+        hold.release("write")
+        wait_for(lambda: realhub.decisions() == {"p-decision-1": ["c0", "c1"]}, 120, "c0, c1")
+        lease = _lease(envtest, namespace)["spec"]
+        assert lease["holderIdentity"] == _identity(leader)
+        assert lease.get("leaseTransitions") == transitions
+        assert standby.stop() == 0  # first: the leader's release would let it lead
+        assert leader.stop() == 0
+    assert "lost" not in leader.text()
+    assert "leading" not in standby.text()  # it stood by all along
+    assert "Traceback" not in leader.text() + standby.text()

@@ -3,7 +3,9 @@
 what one controller decides (Balance included: a shard reads the other shards'
 decisions); a replica killed with SIGKILL in the middle of a burst of changes loses
 nothing, its shards taken over once their leases expire; a shard count changed at a
-restart moves the work; replicas bound to exactly deploy/rbac.yaml are refused nothing.
+restart moves the work; replicas bound to exactly deploy/rbac.yaml are refused nothing;
+a replica whose reconcile loop is held past the renew deadline (in a cold listing, at a
+write) keeps every shard, its leases renewed meanwhile by its lease thread.
 Take-over times are printed (``pytest -s``), not asserted."""
 
 from __future__ import annotations
@@ -15,12 +17,15 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 import yaml
 
 from clusterplace.hub.kubernetes.shards import replica_lease, shard_lease, shard_of
 from tests.support.envtest import RESTRICTED_USER, Envtest, RealHub
+from tests.support.held_loop import LoopHold
 from tests.support.kube_hub import Controller
 from tests.support.paths import ROOT
 from tests.support.waiting import wait_for
@@ -39,6 +44,9 @@ BALANCE_ONLY = {
     },
 }
 Decisions = dict[tuple[str, str], list[str]]
+
+
+RENEW_DEADLINE = 8  # _flags' (lease 10 s, retry 2 s)
 
 
 def _flags(shards: int) -> tuple[str, ...]:
@@ -350,3 +358,108 @@ def test_a_replica_of_another_shard_count_waits_until_the_old_ones_are_gone(
         wait_for(lambda: _decisions(realhub) == expected, 180, "decisions")
         assert new.stop() == 0
     assert "Traceback" not in new.text()
+
+
+def _renewed(envtest: Envtest, name: str) -> float:
+    """The Lease's renewTime (a MicroTime, the holder's clock), as ``time.time()``."""
+    text = str(_lease(envtest, name).get("renewTime") or "")
+    return datetime.fromisoformat(text).timestamp() if text else 0.0
+
+
+def _kept_while_held(envtest: Envtest, hold: LoopHold, place: str, names: list[str]) -> None:
+    """Wait until every Lease in ``names`` was renewed later than a renew deadline and a
+    retry period after the loop began to be held at ``place`` (the hold lasts until
+    the caller releases it): a replica renewing on its reconcile loop would have
+    stepped down by then, renewing nothing more."""
+    since = hold.held(place)
+    assert since is not None
+    past = since + RENEW_DEADLINE + 2
+    wait_for(
+        lambda: all(_renewed(envtest, name) > past for name in names),
+        120,
+        f"{', '.join(names)} renewed past the renew deadline while the loop is held",
+    )
+
+
+def _watching(replica: Controller) -> bool:
+    """The replica's last core reported ``watching``."""
+    return "; watching" in replica.text().rsplit("running shards", 1)[-1]
+
+
+def _unshaken(text: str) -> None:
+    """Nothing in a replica's reports since a point says a shard changed hands."""
+    for sign in ("lost lease", "handed shard", "stopped the shards' core", "holding shard"):
+        assert sign not in text, text
+    assert "Traceback" not in text
+
+
+def test_a_cold_listing_that_holds_the_loop_past_the_renew_deadline_costs_no_shard(
+    realhub: RealHub, envtest: Envtest, tmp_path: Path
+) -> None:
+    _fleet(realhub)
+    _edge_placements(realhub, EDGE_NS[:4])
+    envs = {name: "prod" if i % 2 else "dev" for i, name in enumerate(EDGE)}
+    hold = LoopHold(tmp_path / "hold")
+    hold.arm("listing")
+    with _replicas() as running:
+        replica = Controller(realhub, *_flags(3), election=True, launcher=hold.launcher())
+        running.append(replica)
+        wait_for(lambda: hold.held("listing") is not None, 180, "the cold listing held")
+        me = _identity(replica)
+        leases = [shard_lease(i, 3) for i in range(3)]
+        assert _holders(envtest, 3) == [me] * 3
+        transitions = [_lease(envtest, name).get("leaseTransitions") for name in leases]
+        mark = len(replica.text())
+        _kept_while_held(envtest, hold, "listing", [*leases, replica_lease(0)])
+        assert _holders(envtest, 3) == [me] * 3
+        hold.release("listing")
+        expected = _edge_expected(envs, EDGE_NS[:4])
+        wait_for(lambda: _decisions(realhub) == expected, 180, "decisions after the hold")
+        assert [_lease(envtest, name).get("leaseTransitions") for name in leases] == transitions
+        assert replica.stop() == 0
+    text = replica.text()
+    _unshaken(text[mark:])
+    assert len(re.findall(r"running shards 0, 1, 2 of 3", text)) == 1, text  # one core
+
+
+def test_a_sync_that_holds_the_loop_past_the_renew_deadline_costs_no_shard(
+    realhub: RealHub, envtest: Envtest, tmp_path: Path
+) -> None:
+    """Two replicas of four shards; one's loop held at a write of a sync: the other,
+    ready to take any shard whose lease expires, takes none."""
+    _fleet(realhub)
+    _edge_placements(realhub, EDGE_NS)
+    envs = {name: "prod" if i % 2 else "dev" for i, name in enumerate(EDGE)}
+    hold = LoopHold(tmp_path / "hold")
+    with _replicas() as running:
+        held = Controller(realhub, *_flags(4), election=True, launcher=hold.launcher())
+        running.append(held)
+        other = Controller(realhub, *_flags(4), election=True)
+        running.append(other)
+        for replica in (held, other):
+            replica.wait("standing by for shards", 90)
+        me, peer = _identity(held), _identity(other)
+        wait_for(
+            lambda: sorted(_holders(envtest, 4)) == sorted([me, me, peer, peer]),
+            180,
+            "two shards each",
+        )
+        wait_for(lambda: _decisions(realhub) == _edge_expected(envs, EDGE_NS), 180, "decisions")
+        for replica in (held, other):
+            wait_for(lambda r=replica: _watching(r), 120, "the last core watching")  # type: ignore[misc]
+        holders = _holders(envtest, 4)
+        mine = [shard_lease(i, 4) for i, h in enumerate(holders) if h == me]
+        marks = [len(held.text()), len(other.text())]
+        hold.arm("write")
+        _burst(realhub, 6, envs)  # every edge namespace's "prod" placement changes
+        wait_for(lambda: hold.held("write") is not None, 120, "a write of a sync held")
+        _kept_while_held(envtest, hold, "write", mine)
+        assert _holders(envtest, 4) == holders
+        hold.release("write")
+        expected = _edge_expected(envs, EDGE_NS)
+        wait_for(lambda: _decisions(realhub) == expected, 180, "decisions after the hold")
+        assert _holders(envtest, 4) == holders
+        for replica in (held, other):
+            assert replica.stop() == 0
+    _unshaken(held.text()[marks[0] :])
+    _unshaken(other.text()[marks[1] :])

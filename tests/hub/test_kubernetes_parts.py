@@ -11,6 +11,7 @@ from clusterplace.hub.kubernetes.election import (
     ElectionTimes,
     LeaderElector,
     LeaseLost,
+    Tenure,
     micro_time,
     refusal,
 )
@@ -67,15 +68,28 @@ def test_the_fence_stops_writes_once_the_renew_deadline_passed() -> None:
     )
     with pytest.raises(LeaseLost, match="not sent: lease hub/placement-lock lost"):
         elector.fence("patch", "placements/status ns/p")  # not leading yet
-    elector.leading, elector.renewed_at = True, 96.0
+    elector.renewed_at = 96.0
+    first = elector.lead()
     elector.fence("patch", "placements/status ns/p")  # renewed 4 s ago: within 5 s
     now[0] = 101.0
     with pytest.raises(LeaseLost, match=r"not renewed for 5\.0 s \(renew deadline 5 s\)"):
         elector.fence("patch", "placements/status ns/p")
-    assert not elector.leading  # stepped down: nothing more is sent, even if renewed
-    elector.renewed_at = 101.0
-    with pytest.raises(LeaseLost):
+    assert elector.doubt(first.epoch) is not None
+    # A renewal that lands late (the renewing side had not stepped down yet) does not
+    # open the fence again for that tenure: nothing more of it is sent.
+    elector._won({"spec": {"holderIdentity": elector.identity}}, 101.0)
+    assert elector.tenure == Tenure(first.epoch, 101.0)
+    with pytest.raises(LeaseLost, match=r"not renewed for 5\.0 s"):
         elector.fence("create", "events.events.k8s.io in namespace ns")
+    elector.step_down("held by another now")
+    with pytest.raises(LeaseLost, match=r"lost \(held by another now\)"):
+        elector.fence("create", "events.events.k8s.io in namespace ns")
+    # Taken again later: a new tenure, with writes of its own.
+    second = elector.lead()
+    assert second.epoch == first.epoch + 1
+    elector.fence("patch", "placements/status ns/p")
+    assert elector.doubt(first.epoch) == "lost, and taken again since"
+    assert elector.doubt(second.epoch) is None
 
 
 @pytest.mark.parametrize(

@@ -1,10 +1,14 @@
 """Sharding (``--shards N``): the namespace hash, what a shard's reconcile core sees of
 the hub, and two shards' cores deciding as one controller, Balance included (each
-reads the other's decisions and never writes them)."""
+reads the other's decisions and never writes them); the fence of a core's writes; and,
+on the emulator (a fault a real server does not make on demand), a replica whose
+leases cannot be renewed while its loop is held at a write sends nothing once they
+may be lost."""
 
 from __future__ import annotations
 
 import asyncio
+import re
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +28,10 @@ from clusterplace.hub.kubernetes.shards import (
 )
 from tests.support.builders import binding, builtin, cluster, cluster_set, decision, placement
 from tests.support.cli import run_in_process
+from tests.support.held_loop import LoopHold
+from tests.support.kube_hub import Controller, KubeHub
 from tests.support.sinks import Clocks, MemorySink
+from tests.support.waiting import wait_for
 
 A, B = "team-a", "team-b"  # shards 0 and 1 of 2
 
@@ -179,14 +186,90 @@ def test_a_core_writes_nothing_once_any_of_its_shards_may_be_lost() -> None:
         clock=lambda: now[0],
     )
     assert sharded.identity.endswith("/shards=3")
-    for index in (0, 1):
-        elector = sharded.leases[index].elector
-        elector.leading, elector.renewed_at = True, now[0]
-    sharded._running = frozenset({0, 1})
-    sharded.fence("patch", "placements/status team-a/p")  # both held: sent
-    assert sharded.held() == frozenset({0, 1})
-    now[0] += 8.5  # shard 1 renewed since, shard 0 not: past its renew deadline
-    sharded.leases[1].elector.renewed_at = now[0]
-    with pytest.raises(LeaseLost, match="placement-lock-shard-0-of-3 lost"):
-        sharded.fence("patch", "placements/status team-b/p")
-    assert sharded.held() == frozenset({1})
+    with pytest.raises(LeaseLost, match="no shard's core is running"):
+        sharded.fence("patch", "placements/status team-a/p")
+
+    async def scenario() -> None:
+        for index in (0, 1):
+            elector = sharded.leases[index].elector
+            elector.renewed_at = now[0]
+            elector.lead()
+        sharded._start_core()  # fenced by the tenures of shards 0 and 1
+        sharded.fence("patch", "placements/status team-a/p")  # both held: sent
+        assert sharded.held() == frozenset({0, 1})
+        now[0] += 8.5  # shard 1 renewed since, shard 0 not: past its renew deadline
+        sharded.leases[1].elector._won({}, now[0])
+        with pytest.raises(
+            LeaseLost, match=r"placement-lock-shard-0-of-3 lost \(not renewed for 8\.5"
+        ):
+            sharded.fence("patch", "placements/status team-b/p")
+        # Not held within its deadline: no core of this replica runs with it again.
+        assert sharded._holding() == ((1, 1),)
+
+        # Shard 0 lost and taken again (a new tenure): the core started before the loss
+        # stays fenced, even once every lease it names is renewed.
+        sharded.leases[0].elector.step_down("not renewed within the renew deadline (8 s)")
+        sharded.leases[0].elector._won({}, now[0])
+        sharded.leases[0].elector.lead()
+        assert sharded.held() == frozenset({0, 1})
+        with pytest.raises(LeaseLost, match="shard-0-of-3 lost"):
+            sharded.fence("patch", "placements/status team-a/p")
+        assert sharded._holding() == ((0, 2), (1, 1)) != sharded._running  # a core restart
+        await sharded._stop_core()
+        with pytest.raises(LeaseLost, match="no shard's core is running"):
+            sharded.fence("patch", "placements/status team-a/p")
+
+    asyncio.run(scenario())
+
+
+def test_leases_that_cannot_be_renewed_fence_the_write_a_held_loop_was_about_to_send(
+    kubehub: KubeHub, tmp_path: Path
+) -> None:
+    """The loop held at a write (before the fence is checked) while the API server
+    answers every Lease update with 503: the lease thread, not held, sees the renew
+    deadline pass and says the leases are lost; the write is then not sent. Once the
+    server answers again the shards are taken again and the change is written."""
+    prod = {"env": "prod"}
+    only_prod = {
+        "predicates": [{"requiredClusterSelector": {"labelSelector": {"matchLabels": prod}}}]
+    }
+    kubehub.fleet({"c0": prod, "c1": {"env": "dev"}}, namespace=A)
+    kubehub.create("ManagedClusterSetBinding", "all", B, spec={"clusterSet": "all"})
+    for namespace in (A, B):
+        kubehub.placement("p", only_prod, namespace)
+    hold = LoopHold(tmp_path / "hold")
+    flags = (
+        "--shards", "2", "--namespace", "hub",
+        "--leader-election-lease-duration", "6",
+        "--leader-election-renew-deadline", "4",
+        "--leader-election-retry-period", "1",
+    )  # fmt: skip
+    replica = Controller(kubehub, *flags, election=True, launcher=hold.launcher())
+    try:
+        chosen = {"p-decision-1": ["c0"]}
+        wait_for(lambda: all(kubehub.decisions(ns) == chosen for ns in (A, B)), 120, "decided")
+        replica.wait("; watching", 60)
+        hold.arm("write")
+        kubehub.patch("ManagedCluster", "c1", {"metadata": {"labels": prod}})
+        wait_for(lambda: hold.held("write") is not None, 60, "the first write for c1 held")
+        sent = len(kubehub.emulator.request_log())
+        kubehub.emulator.fail_next("update", "leases", 503, times=100_000)
+        for index in (0, 1):  # said by the lease thread while the loop is still held
+            replica.wait(f"lost lease hub/{shard_lease(index, 2)}", 60)
+        hold.release("write")
+        replica.wait("stopped the shards' core", 60)
+        assert re.search(r"not sent: lease hub/placement-lock-shard-\d-of-2 lost", replica.text())
+        late = [
+            (verb, path)
+            for verb, path, _ in kubehub.emulator.request_log()[sent:]
+            if verb != "GET" and "/leases" not in path
+        ]
+        assert late == []  # neither the held write nor any after it
+        assert all(kubehub.decisions(ns) == chosen for ns in (A, B))
+        kubehub.emulator.heal()
+        both = {"p-decision-1": ["c0", "c1"]}
+        wait_for(lambda: all(kubehub.decisions(ns) == both for ns in (A, B)), 120, "c1 too")
+    finally:
+        hold.release_all()
+        assert replica.stop() == 0
+    assert "Traceback" not in replica.text()

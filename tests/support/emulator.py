@@ -35,6 +35,7 @@ API server does them *as far as the controller relies on them*:
   ``emulator["patch", ...][:1] << 409``, count the requests made before they were
   added, so a one-shot error in the middle of a run is scripted here);
   :meth:`HubEmulator.stall_next` answers the next such request late;
+  :meth:`HubEmulator.heal` drops what is scripted and not answered yet;
 - server-side apply, minimally: a PATCH of ``application/apply-patch+yaml`` with a
   ``fieldManager`` creates the object or merges the body into it; the managers that
   wrote each object are recorded (a create or merge patch counts as the manager
@@ -567,6 +568,16 @@ class HubEmulator(kmock.KubernetesScaffold):
     def fail_next(self, verb: str, plural: str, status: int, times: int = 1) -> None:
         """Answer the next ``times`` requests ``verb`` on ``plural`` with ``status``."""
         self._call(lambda: self._failures.extend([(verb, plural, status)] * times))
+
+    def heal(self) -> None:
+        """Drop the scripted failures and stalls not answered yet (what ``forbid``
+        refuses stays refused)."""
+
+        def run() -> None:
+            self._failures.clear()
+            self._stalls.clear()
+
+        self._call(run)
 
     def stall_next(self, verb: str, plural: str, seconds: float) -> None:
         """Answer the next request ``verb`` on ``plural`` only after ``seconds`` (a server

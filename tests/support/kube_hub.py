@@ -171,10 +171,17 @@ class ControllerHub(Protocol):
 
 class Controller:
     """A ``clusterplace controller --kubeconfig`` process; its stderr goes to a file.
-    ``kubeconfig`` replaces the hub's (another user of the same server)."""
+    ``kubeconfig`` replaces the hub's (another user of the same server); ``launcher``
+    the command that runs ``clusterplace`` (e.g. :class:`tests.support.held_loop.LoopHold`
+    's)."""
 
     def __init__(
-        self, hub: ControllerHub, *args: str, election: bool = False, kubeconfig: Path | None = None
+        self,
+        hub: ControllerHub,
+        *args: str,
+        election: bool = False,
+        kubeconfig: Path | None = None,
+        launcher: list[str] | None = None,
     ) -> None:
         self.log = hub.folder / f"controller-{time.monotonic_ns()}.log"
         self._log_handle = self.log.open("w")
@@ -183,7 +190,7 @@ class Controller:
             extra.append("--disable-leader-election")
         self.proc = subprocess.Popen(
             [
-                *command(),
+                *(launcher or command()),
                 "controller",
                 "--kubeconfig",
                 str(kubeconfig or hub.kubeconfig),

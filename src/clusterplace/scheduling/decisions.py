@@ -180,6 +180,23 @@ class DecisionPages:
         self.clusters: list[str] = []  # every page's clusters, in order
         self.groups: list[GroupResult] = []
         plan: list[tuple[str, dict[str, str], tuple[str, ...]]] = []
+        if len(groups) == 1 and len(groups[0][1]) <= PAGE_SIZE:
+            # The common case, one group on one page: the loop below, unrolled.
+            name, clusters = groups[0]
+            placement_name = placement.name
+            pd_name = f"{placement_name}-decision-1"
+            labels = {
+                PLACEMENT_LABEL: placement_name,
+                DECISION_GROUP_NAME_LABEL: name,
+                DECISION_GROUP_INDEX_LABEL: "0",
+            }
+            ordered = tuple(sorted(clusters)) if scores is None else tuple(clusters)
+            self.names.append(pd_name)
+            self.labels.append(labels)
+            self.clusters.extend(ordered)
+            plan.append((pd_name, labels, ordered))
+            self.groups.append(GroupResult(0, name, clusters, (pd_name,)))
+            groups = ()
         for index, (name, clusters) in enumerate(groups):
             names: list[str] = []
             pages = (

@@ -185,6 +185,10 @@ class PrioritizerPlugin(ABC):
 
     name: str = ""
     reads: ClassVar[frozenset[str]] = frozenset()
+    # False: the scores depend only on the positions scored, the snapshot and the time,
+    # never on which placement asks (AddOn, ResourceAllocatable*), so placements over
+    # the same positions at the same time may share them.
+    per_placement: ClassVar[bool] = True
 
     @abstractmethod
     def score_positions(self, ctx: Context, positions: np.ndarray) -> Scored:

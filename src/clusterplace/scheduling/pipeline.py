@@ -7,22 +7,42 @@ scores, rejection reasons) only when asked, for explanations and events.
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cached_property, lru_cache
 
 import numpy as np
 
-from clusterplace.api import Placement
-from clusterplace.scheduling.candidates import Candidates, find_candidates
+from clusterplace.api import ManagedCluster, Placement
+from clusterplace.api.placement import PlacementSpec
+from clusterplace.scheduling.candidates import (
+    Candidates,
+    SetSelectorError,
+    candidates_key,
+    find_candidates,
+)
 from clusterplace.scheduling.events import ScoreNotes
-from clusterplace.scheduling.filters.chain import FILTERS, run_filters
-from clusterplace.scheduling.framework import Code, Context, FilterPlugin, PrioritizerPlugin, Status
-from clusterplace.scheduling.prioritizers.policy import SPREAD, Policies, spread_constraints
-from clusterplace.scheduling.snapshot import Snapshot
+from clusterplace.scheduling.filters.chain import FILTERS, Step, run_filters
+from clusterplace.scheduling.framework import (
+    Code,
+    Context,
+    FilterPlugin,
+    PrioritizerPlugin,
+    Scored,
+    Status,
+)
+from clusterplace.scheduling.prioritizers.policy import (
+    SPREAD,
+    Policies,
+    Weighted,
+    policy_key,
+    spread_constraints,
+)
+from clusterplace.scheduling.snapshot import Snapshot, SnapshotIndex
 from clusterplace.scheduling.spread import spread_select
 
-__all__ = ["FILTERS", "Outcome", "run_pipeline"]
+__all__ = ["FILTERS", "Outcome", "SharedPrefixes", "run_pipeline"]
 
 _EMPTY = np.zeros(0, dtype=np.int64)
 
@@ -250,8 +270,17 @@ def _merge(current: Status, new: Status) -> Status:
 
 def run_pipeline(snapshot: Snapshot, placement: Placement, now: datetime) -> Outcome:
     """Schedule ``placement`` against ``snapshot`` (which it does not modify)."""
-    candidates = find_candidates(snapshot, placement)
     ctx = Context(placement, snapshot, now)
+    shared = _shared_run(ctx)
+    if shared is not None:
+        return shared
+    return _full_run(ctx)
+
+
+def _full_run(ctx: Context) -> Outcome:
+    """Every step of the pipeline for this placement alone."""
+    placement, snapshot = ctx.placement, ctx.snapshot
+    candidates = find_candidates(snapshot, placement)
     outcome = Outcome(Status.success(), candidates, ctx)
 
     positions = candidates.positions
@@ -326,3 +355,236 @@ def run_pipeline(snapshot: Snapshot, placement: Placement, now: datetime) -> Out
 
 _REQUEUING_FILTERS = tuple(f for f in FILTERS if type(f).requeue_at is not FilterPlugin.requeue_at)
 _SUCCESS = Status.success()
+
+
+# -- placements of one kind share what does not depend on the placement itself ---------
+
+
+@dataclass(frozen=True)
+class _Prefix:
+    """What every placement of one kind (same candidate list, predicates, tolerations
+    and prioritizer policy, scheduled at the same time) works out alike, when none of
+    it reads the placement's own decisions (no candidate is tainted): the filter chain,
+    the scores of the prioritizers that are not per placement, their weighted sum, and
+    the static part of the selection key. Everything in it is read-only."""
+
+    candidates: Candidates
+    steps: tuple[Step, ...]
+    positions: np.ndarray  # feasible, ascending
+    # Every prioritizer in policy order with its weight and, when shared, its scores.
+    entries: tuple[tuple[PrioritizerPlugin, int, Scored | None], ...]
+    static: np.ndarray  # the weighted sum of the shared scores (int64)
+    static_limit: int | None  # a bound of the shared scores' weighted sum (None: unknown)
+    prioritizers: list[Weighted]
+    # The filters and prioritizers that may ask to run again at a time.
+    requeuing: tuple[FilterPlugin | PrioritizerPlugin, ...]
+    # ``positions - static * stride`` by stride, made when first needed.
+    bases: dict[int, np.ndarray] = field(default_factory=dict, compare=False)
+
+    def base(self, stride: int) -> np.ndarray:
+        found = self.bases.get(stride)
+        if found is None:
+            found = self.positions - self.static * stride
+            found.flags.writeable = False
+            self.bases[stride] = found
+        return found
+
+
+_PREFIXES_KEPT = 4096  # kinds of placement remembered at one time
+_KINDS_KEPT = 1 << 16  # placement specs whose kind is remembered
+
+
+class SharedPrefixes(SnapshotIndex):
+    """:class:`_Prefix` by kind of placement, for one time at once (a run schedules
+    every placement at the same time; a controller's next sync, at another time, starts
+    afresh). Any change to a cluster or a score drops them all."""
+
+    def __init__(self, snapshot: Snapshot) -> None:
+        super().__init__(snapshot)
+        self._now: datetime | None = None
+        self._found: dict[Hashable, _Prefix | None] = {}
+        self._kinds: dict[tuple[int, str], tuple[PlacementSpec, Hashable | None]] = {}
+
+    def kind(self, placement: Placement) -> Hashable | None:
+        """What the shared part reads of ``placement`` (None: it cannot share)."""
+        spec = placement.spec
+        namespace = placement.namespace
+        # By the spec object (kept, so its identity is not reused) and namespace: a sync
+        # after a status update has a new placement object with the same spec.
+        asked = self._kinds.get((id(spec), namespace))
+        if asked is not None and asked[0] is spec:
+            return asked[1]
+        kind: Hashable | None = None
+        spread = spec.spread_policy
+        if spread is None or not spread.spread_constraints:
+            # Candidates, filters (predicates and tolerations; repr shows every field)
+            # and the prioritizer policy.
+            kind = (
+                candidates_key(placement),
+                repr((spec.predicates, spec.tolerations)),
+                policy_key(placement),
+            )
+        if len(self._kinds) >= _KINDS_KEPT:
+            self._kinds.clear()
+        self._kinds[(id(spec), namespace)] = (spec, kind)
+        return kind
+
+    def get(self, kind: Hashable, ctx: Context) -> _Prefix | None:
+        if ctx.now != self._now or len(self._found) >= _PREFIXES_KEPT:
+            self._found.clear()
+            self._now = ctx.now
+        try:
+            return self._found[kind]
+        except KeyError:
+            found = self._found[kind] = _prefix(ctx)
+            return found
+
+    def on_cluster_replaced(self, position: int, old: ManagedCluster) -> None:
+        self._found.clear()
+
+    def on_score_changed(self, position: int, resource: str) -> None:
+        self._found.clear()
+
+
+def _prefix(ctx: Context) -> _Prefix | None:
+    """The shared part of ``ctx.placement``'s run, or None when its kind cannot share
+    (a candidate is tainted, so TaintToleration reads the placement's own decisions; the
+    policy, a filter or a shared prioritizer does not succeed plainly)."""
+    snapshot = ctx.snapshot
+    prioritizers, _, policy_status = snapshot.index_of(Policies).prioritizers(ctx.placement)
+    if not policy_status.ok:
+        return None
+    try:
+        candidates = find_candidates(snapshot, ctx.placement)
+    except SetSelectorError:
+        return None
+    positions = candidates.positions
+    if snapshot.any_tainted and snapshot.tainted[positions].any():
+        return None
+    steps: list[Step] = []
+    for plugin in FILTERS:
+        result = plugin.filter_positions(ctx, positions)
+        if result.status.code != Code.SUCCESS:
+            return None
+        steps.append((plugin, positions, result.positions))
+        positions = result.positions
+    entries: list[tuple[PrioritizerPlugin, int, Scored | None]] = []
+    weighted: list[np.ndarray] = []
+    limit: int | None = 0
+    for entry in prioritizers:
+        prioritizer, weight = entry.prioritizer, entry.weight
+        if prioritizer.per_placement:
+            entries.append((prioritizer, weight, None))
+            continue
+        scored = prioritizer.score_positions(ctx, positions)
+        if not scored.status.ok:
+            return None
+        entries.append((prioritizer, weight, scored))
+        weighted.append(scored.scores if weight == 1 else _times(scored.scores, weight))
+        limit = (
+            None if limit is None or scored.limit is None else limit + abs(weight) * scored.limit
+        )
+    static = _sum(weighted, len(positions))
+    static.flags.writeable = False
+    for _, given, kept in steps:
+        given.flags.writeable = False
+        kept.flags.writeable = False
+    requeuing: tuple[FilterPlugin | PrioritizerPlugin, ...] = (
+        *_REQUEUING_FILTERS,
+        *_requeuing(prioritizers),
+    )
+    return _Prefix(
+        candidates, tuple(steps), positions, tuple(entries), static, limit, prioritizers, requeuing
+    )
+
+
+def _shared_run(ctx: Context) -> Outcome | None:
+    """The run of ``ctx.placement`` from its kind's shared part: only the prioritizers
+    that are per placement (Balance, Steady) score it, and the selection subtracts their
+    scores from the shared key. None when it cannot share (the full run then gives
+    the same answer with every step of its own)."""
+    placement, snapshot = ctx.placement, ctx.snapshot
+    wanted = placement.spec.number_of_clusters
+    if wanted is not None and wanted < 0:
+        return None
+    prefixes = snapshot.index_of(SharedPrefixes)
+    kind = prefixes.kind(placement)
+    if kind is None:
+        return None
+    prefix = prefixes.get(kind, ctx)
+    if prefix is None:
+        return None
+    positions = prefix.positions
+    status = _SUCCESS
+    weights: dict[str, int] = {}
+    raw: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray | None]] = {}
+    own: list[np.ndarray] = []  # the per-placement weighted scores
+    limit = prefix.static_limit
+    for prioritizer, weight, scored in prefix.entries:
+        if scored is None:
+            scored = prioritizer.score_positions(ctx, positions)
+            if scored.status is not _SUCCESS:
+                if not scored.status.ok:
+                    return None
+                status = _merge(status, scored.status)
+            own.append(scored.scores if weight == 1 else _times(scored.scores, weight))
+            limit = (
+                None
+                if limit is None or scored.limit is None
+                else limit + abs(weight) * scored.limit
+            )
+        elif scored.status is not _SUCCESS:
+            status = _merge(status, scored.status)
+        name = prioritizer.name
+        weights[name] = weights.get(name, 0) + weight
+        raw[name] = (positions, scored.scores, scored.present)
+    outcome = Outcome(
+        status,
+        prefix.candidates,
+        ctx,
+        list(prefix.steps),
+        weights,
+        raw,
+        positions,
+    )
+    names = snapshot.names
+    key = _Key.fitting(len(names), limit)
+    if key is None or wanted is None or wanted <= 0 or wanted >= len(positions):
+        totals = _sum([prefix.static, *own], len(positions))
+        outcome.selected = snapshot.names_of(_top(positions, totals, wanted, key))
+    else:
+        chosen = _top_keyed(prefix.base(key.stride), own, wanted, key)
+        outcome.selected = [names[position] for position in chosen]
+    if wanted is not None:
+        outcome.unscheduled = wanted - len(outcome.selected)
+    times = [at for plugin in prefix.requeuing if (at := plugin.requeue_at(ctx)) is not None]
+    outcome.requeue_at = min(times) if times else None
+    return outcome
+
+
+def _requeuing(prioritizers: list[Weighted]) -> list[PrioritizerPlugin]:
+    """The prioritizers that may ask to run again (those not keeping the base class's
+    answer, never)."""
+    return [
+        w.prioritizer
+        for w in prioritizers
+        if type(w.prioritizer).requeue_at is not PrioritizerPlugin.requeue_at
+    ]
+
+
+def _top_keyed(base: np.ndarray, own: list[np.ndarray], wanted: int, key: _Key) -> list[int]:
+    """:func:`_top` with ``key`` of ``0 < wanted < len(base)`` positions (as a list), from
+    the shared ``base`` (``positions - static * stride``) and the per-placement weighted
+    scores: ``base - sum(own) * stride`` is the same combined key."""
+    if not own:
+        combined = base.copy()
+    else:
+        # (A cast and an in-place product cost less than a product that casts.)
+        combined = own[0].astype(np.int64) if len(own) == 1 else _sum(own, len(base))
+        combined *= key.stride
+        np.subtract(base, combined, out=combined)
+    combined.partition(wanted - 1)
+    top = combined[:wanted]
+    top.sort()
+    mask = key.mask
+    return [value & mask for value in top.tolist()]

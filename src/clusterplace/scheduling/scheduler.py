@@ -116,8 +116,9 @@ def _events(
     return events
 
 
-def _deleted(old: list[PlacementDecision], new: Iterable[PlacementDecision]) -> list[str]:
-    kept = {pd.name for pd in new}
+def _deleted(old: list[PlacementDecision], new: Iterable[PlacementDecision | str]) -> list[str]:
+    """Names of ``old`` decisions that ``new`` (decisions or their names) does not keep."""
+    kept = {pd if isinstance(pd, str) else pd.name for pd in new}
     return [pd.name for pd in old if pd.name not in kept]
 
 
@@ -209,8 +210,7 @@ def schedule_one(snapshot: Snapshot, placement: Placement, now: datetime) -> Pla
     if group_error is not None:
         # Upstream lets a group-generation error override the scheduler's status.
         status = Status.misconfigured("", group_error)
-    kept = set(pages.names)
-    deleted = [pd.name for pd in old if pd.name not in kept]
+    deleted = _deleted(old, pages.names) if old else []
     events = partial(_events, placement, old, pages, status, outcome)
     updated = NewStatus(placement, len(selected), tuple(groups), status, outcome, now)
     requeue = None if outcome.requeue_at is None else outcome.requeue_at - now

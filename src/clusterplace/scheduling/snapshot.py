@@ -17,7 +17,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
-from typing import Any, TypeVar, cast
+from typing import Any, NoReturn, TypeVar, cast
 
 import numpy as np
 
@@ -41,6 +41,29 @@ def contains(positions: np.ndarray, position: int) -> bool:
     """Whether ascending ``positions`` hold ``position``."""
     at = int(np.searchsorted(positions, position))
     return at < len(positions) and int(positions[at]) == position
+
+
+class _NoCounts(Counter[str]):
+    """The counts of a placement without decisions: one object shared by all of them,
+    so it refuses every change (a copy is an ordinary, empty Counter)."""
+
+    def __init__(self) -> None:
+        dict.__init__(self)
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> NoReturn:
+        raise TypeError("the shared empty decision counts cannot be changed")
+
+    __setitem__ = __delitem__ = update = subtract = clear = _refuse
+    pop = popitem = setdefault = __iadd__ = __isub__ = __ior__ = __iand__ = _refuse
+
+    def copy(self) -> Counter[str]:  # type: ignore[override]
+        return Counter()
+
+    def __reduce__(self) -> tuple[type[Counter[str]], tuple[()]]:
+        return Counter, ()
+
+
+NO_COUNTS: Counter[str] = _NoCounts()
 
 
 class DecisionStore:
@@ -137,11 +160,15 @@ class DecisionStore:
     def _build(self, owner: Key) -> None:
         """Build the planned decisions of ``owner`` and keep them as any other (they
         are counted already)."""
-        names, _, planned = self._planned.pop(owner)
+        names, clusters, planned = self._planned.pop(owner)
         namespace = owner[0]
         for name in names:
             del self._planned_keys[(namespace, name)]
         keys = self._owned[owner]
+        if not keys and owner not in self._own_memo:
+            # Its own counts are the planned clusters': worked out from them now costs
+            # less than from the built objects later (Balance asks on the next sync).
+            self._own_memo[owner] = Counter(clusters)
         for pd in planned():
             key = (pd.namespace, pd.name)
             self._by_key[key] = pd
@@ -152,8 +179,11 @@ class DecisionStore:
         owner = (namespace, placement)
         if owner in self._planned:
             self._build(owner)
-        keys = sorted(self._owned.get(owner, ()))
-        return [self._by_key[k] for k in keys]
+        keys = self._owned.get(owner)
+        if not keys:
+            return []
+        by_key = self._by_key
+        return [by_key[k] for k in sorted(keys)]
 
     def own_counts(self, namespace: str, placement: str) -> Counter[str]:
         """Occurrences of each cluster in the placement's own decisions (memoized until
@@ -161,6 +191,8 @@ class DecisionStore:
         key = (namespace, placement)
         found = self._own_memo.get(key)
         if found is None:
+            if key not in self._planned and not self._owned.get(key):
+                return NO_COUNTS  # (most placements of a first run)
             planned = self._planned.get(key)
             if planned is not None:
                 found = Counter(planned[1])

@@ -19,6 +19,10 @@ managedFields):
   whatever the renewal loop has noticed yet. The standby takes over a lease duration
   after it last saw the record change, later than that, so only writes already in
   flight can reach the server beside the new leader's;
+- the controller runs the election in a thread of its own (:mod:`.lease_thread`), so
+  the fence is read from another thread than the one renewing: what it reads is one
+  immutable :class:`Tenure` (which stretch of leading, renewed when), replaced whole at
+  each renewal and cleared at a step-down;
 - on shutdown the leader releases the Lease (holder cleared, duration 1 s, as
   client-go's ``ReleaseOnCancel``), so a standby takes over at its next try;
 - a 403 is raised at once with the RBAC rule to add; any other answer that will not
@@ -51,7 +55,14 @@ from clusterplace.errors import ClusterplaceError
 from clusterplace.hub.kubernetes.api import ApiError, Conflict, Forbidden, HubApi, NotFound
 from clusterplace.hub.kubernetes.resources import LEASES
 
-__all__ = ["ElectionFailed", "ElectionTimes", "LeaderElector", "LeaseLost", "identity"]
+__all__ = [
+    "ElectionFailed",
+    "ElectionTimes",
+    "LeaderElector",
+    "LeaseLost",
+    "Tenure",
+    "identity",
+]
 
 LEASE_NAME = "placement-lock"
 JITTER = 1.2  # a standby waits a retry period plus up to this many more, at random
@@ -80,6 +91,18 @@ class LeaseLost(HubRefused):
     """A write was not sent: the leader may have lost its lease (not renewed within the
     renew deadline, or held by another replica now). Raised by :meth:`LeaderElector.fence`;
     like a refusal, it ends the controller's loops instead of being retried."""
+
+
+@dataclass(frozen=True)
+class Tenure:
+    """One stretch of leading a lease, as the renewing side last published it: the
+    ``epoch`` counts the times this elector began to lead (a lease lost and taken again
+    is another tenure), ``renewed_at`` is when its last successful acquire or renew was
+    sent (by the elector's clock). Replaced whole, never changed: another thread reads
+    it without a lock."""
+
+    epoch: int
+    renewed_at: float
 
 
 class ElectionFailed(ClusterplaceError):
@@ -142,34 +165,73 @@ class LeaderElector:
         self.lease: dict[str, Any] | None = None  # as last read or written
         self.record: dict[str, Any] | None = None  # its spec, as last observed
         self.observed_at = 0.0  # when ``record`` last changed, by ``clock``
-        self.leading = False
         self.renewed_at = 0.0  # when the last successful acquire or renew was sent
         self.lost: str | None = None  # why this replica stopped leading
         self.failure: ApiError | None = None  # the last try's error
         self._told = ""  # the last failure reported (each is said once in a row)
+        # Written by the renewing side only; read by the fence from any thread.
+        self.tenure: Tenure | None = None  # None: not leading
+        self._epochs = 0
+        # The fence's own (its caller's thread): the tenure it refused, and why.
+        self._fenced: int | None = None
+        self._fenced_why = ""
 
     @property
     def where(self) -> str:
         return f"{self.namespace}/{self.name}"
 
+    @property
+    def leading(self) -> bool:
+        return self.tenure is not None
+
+    def lead(self) -> Tenure:
+        """Begin a tenure: the lease was just acquired (``renewed_at`` is that try's)."""
+        self._epochs += 1
+        self.lost = None
+        self.tenure = Tenure(self._epochs, self.renewed_at)
+        return self.tenure
+
+    def step_down(self, why: str) -> None:
+        """End the tenure, if leading: ``why`` is kept in ``lost``."""
+        if self.tenure is not None:
+            self.lost = why
+            self.tenure = None
+
     # -- the fence -----------------------------------------------------------------------
+
+    def doubt(self, epoch: int) -> str | None:
+        """Why a write of tenure ``epoch`` may not be sent now (None: it may): the
+        tenure ended, or its renew deadline passed since its last renewal, by this
+        elector's clock, whatever the renewing side has noticed yet. Reads one
+        :class:`Tenure`, so it may be called from any thread."""
+        tenure = self.tenure
+        if tenure is None:
+            return self.lost or "not held"
+        if tenure.epoch != epoch:
+            return "lost, and taken again since"
+        since = self.clock() - tenure.renewed_at
+        if since >= self.times.renew_deadline:
+            return f"not renewed for {since:.1f} s (renew deadline {self.times.renew_deadline} s)"
+        return None
 
     def fence(self, verb: str, what: str) -> None:
         """Raise :class:`LeaseLost` unless this replica leads and renewed the lease
-        within the renew deadline: checked before each of the controller's writes."""
-        if self.leading:
-            since = self.clock() - self.renewed_at
-            if since < self.times.renew_deadline:
+        within the renew deadline: checked before each of the controller's writes (from
+        the controller's thread). Once it refused a tenure, it refuses it for good: a
+        renewal that lands later does not make the writes after a gap safe (the
+        renewing side steps down by itself)."""
+        tenure = self.tenure
+        if tenure is None:
+            why = self.lost or "not held"
+        elif tenure.epoch == self._fenced:
+            why = self._fenced_why
+        else:
+            found = self.doubt(tenure.epoch)
+            if found is None:
                 return
-            self._step_down(
-                f"not renewed for {since:.1f} s (renew deadline {self.times.renew_deadline} s)"
-            )
-        raise LeaseLost(f"{verb} {what}: not sent: lease {self.where} lost ({self.lost})")
-
-    def _step_down(self, why: str) -> None:
-        if self.leading:
-            self.leading = False
-            self.lost = why
+            self._fenced, self._fenced_why = tenure.epoch, found
+            why = found
+        raise LeaseLost(f"{verb} {what}: not sent: lease {self.where} lost ({why})")
 
     # -- one try -------------------------------------------------------------------------
 
@@ -220,6 +282,9 @@ class LeaderElector:
         self._observe(lease)
         self.renewed_at = sent
         self.failure = None
+        tenure = self.tenure
+        if tenure is not None:
+            self.tenure = Tenure(tenure.epoch, sent)  # published whole
 
     async def try_acquire_or_renew(self) -> bool:
         """One try (client-go's tryAcquireOrRenew); True when the lease is ours now.
@@ -249,7 +314,7 @@ class LeaderElector:
         record = self._observe(lease)
         holder = str(record.get("holderIdentity") or "")
         if self.leading and holder != self.identity:
-            self._step_down(f"held by {holder or 'no one'} now")
+            self.step_down(f"held by {holder or 'no one'} now")
             return False
         duration = float(record.get("leaseDurationSeconds") or 0)
         if holder and holder != self.identity and self.clock() < self.observed_at + duration:
@@ -341,7 +406,7 @@ class LeaderElector:
             while self.leading:
                 left = deadline - (self.clock() - self.renewed_at)
                 if left <= 0:
-                    self._step_down(f"not renewed within the renew deadline ({deadline} s)")
+                    self.step_down(f"not renewed within the renew deadline ({deadline} s)")
                     break
                 if await self._try(left):
                     self._told = ""
@@ -386,8 +451,7 @@ class LeaderElector:
         self.report(f"standing by for lease {self.where} as {self.identity}")
         if not await self.acquire(stop):
             return True  # stopped while standing by
-        self.leading = True
-        self.lost = None
+        self.lead()
         self._told = ""
         self.on_change(True)
         self.report(f"leading (lease {self.where})")
@@ -404,13 +468,15 @@ class LeaderElector:
                 return False
             try:
                 leading.result()
-            except LeaseLost:
-                self.report(f"leader election: stopped leading: lease {self.where} {self.lost}")
+            except LeaseLost as err:
+                # The fence refused a write before this side noticed: the same loss.
+                why = self.lost or f"lost: {err}"
+                self.report(f"leader election: stopped leading: lease {self.where} {why}")
                 return False
             return True
         finally:
             was_leading = self.leading
-            self.leading = False
+            self.step_down("stopping")
             for task in (leading, renewing):
                 task.cancel()
             await asyncio.gather(leading, renewing, return_exceptions=True)

@@ -13,6 +13,11 @@ say) for a lease duration.
 
 With ``--shards N`` (N > 1) the placements are split by namespace into N shards, each
 with its own Lease, and a replica runs the shards it holds (:mod:`.shards`).
+
+The Leases are acquired, renewed and released in a thread of their own, with its own
+event loop and API client (:mod:`.lease_thread`); the reconcile core runs on the main
+loop, so a cold listing or a long sync that holds it delays no renewal. The fence reads
+what the lease thread last published, by the clock, before every write.
 """
 
 from __future__ import annotations
@@ -20,7 +25,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,6 +39,7 @@ from clusterplace.errors import InputError
 from clusterplace.hub.kubernetes.api import HubApi, connect
 from clusterplace.hub.kubernetes.election import ElectionTimes, LeaderElector
 from clusterplace.hub.kubernetes.endpoints import Endpoints, Readiness
+from clusterplace.hub.kubernetes.lease_thread import LeaseThread, run_on
 from clusterplace.hub.kubernetes.metrics import DELIVERY_QUEUE, ControllerMetrics
 from clusterplace.hub.kubernetes.shards import ShardedController, ShardView
 from clusterplace.hub.kubernetes.sig import SigDecisions, run_beside
@@ -81,7 +88,13 @@ def run_kubernetes_controller(
     if problem is not None:
         raise InputError(f"leader election: {problem}")
     namespace = lease_namespace(options)
-    return asyncio.run(_main(options, namespace, report))
+    lock = threading.Lock()
+
+    def said(text: str) -> None:  # from the main thread and the lease thread
+        with lock:
+            report(text)
+
+    return asyncio.run(_main(options, namespace, said))
 
 
 async def _main(options: KubeOptions, namespace: str, report: Callable[[str], None]) -> int:
@@ -103,8 +116,11 @@ async def _main(options: KubeOptions, namespace: str, report: Callable[[str], No
             readiness.leading = True
             await controller.lead(stop)
             return 0
+        # The Leases' requests go unfenced, from their own thread and client; every
+        # write of the controller's is fenced.
+        leases = LeaseThread(lambda: connect(options.kubeconfig, options.context))
         if options.shards > 1:
-            await _run_sharded(controller, HubApi(api_client), namespace, stop)
+            await _run_sharded(controller, leases, namespace, stop)
             return 0
         lease = LEASE_METRIC_NAME
         metrics.leader.labels(name=lease).set(0)
@@ -113,12 +129,17 @@ async def _main(options: KubeOptions, namespace: str, report: Callable[[str], No
             readiness.leading = leading
             metrics.leader.labels(name=lease).set(1 if leading else 0)
 
-        # The Lease's requests go unfenced; every write of the controller's is fenced.
-        elector = LeaderElector(
-            HubApi(api_client), namespace, options.times, report, on_change=changed
-        )
+        elector = LeaderElector(leases.api, namespace, options.times, report, on_change=changed)
         controller.api.fence = elector.fence
-        kept = await elector.run(lambda: controller.lead(stop), stop)
+
+        async def elect(thread_stop: asyncio.Event) -> bool:
+            # In the lease thread: ``lead`` runs the core here, on this loop.
+            def lead() -> Coroutine[Any, Any, None]:
+                return run_on(loop, controller.lead, thread_stop)
+
+            return await elector.run(lead, thread_stop)
+
+        kept = await leases.run(elect, stop)
         if not kept:
             report("lost the lease: stopping (another replica may be acting now)")
             return 1
@@ -136,11 +157,13 @@ LEASE_METRIC_NAME = "placement-lock"
 
 
 async def _run_sharded(
-    controller: _Controller, api: HubApi, namespace: str, stop: asyncio.Event
+    controller: _Controller, leases: LeaseThread, namespace: str, stop: asyncio.Event
 ) -> None:
-    """Run the shards this replica holds (their Leases' requests go unfenced on
-    ``api``; the controller's writes are fenced by the shards its core runs with)."""
+    """Run the shards this replica holds: their Leases in ``leases`` ' thread (its
+    requests unfenced), each core on this loop (its writes fenced by the shards it runs
+    with)."""
     options, metrics, readiness = controller.options, controller.metrics, controller.readiness
+    loop = asyncio.get_running_loop()
 
     def changed(lease: str, leading: bool) -> None:
         metrics.leader.labels(name=lease).set(1 if leading else 0)
@@ -150,18 +173,22 @@ async def _run_sharded(
         readiness.synced = False
         readiness.failed = False
 
+    def core(core_stop: asyncio.Event, view: ShardView) -> Coroutine[Any, Any, None]:
+        # Called in the lease thread: the core runs on this loop, until it ends here.
+        return run_on(loop, lambda there_stop: controller.lead(there_stop, view), core_stop)
+
     sharded = ShardedController(
-        api,
+        leases.api,
         namespace,
         options.shards,
         options.times,
-        lambda core_stop, view: controller.lead(core_stop, view),
+        core,
         controller.report,
         on_change=changed,
         on_held=held,
     )
     controller.api.fence = sharded.fence
-    await sharded.run(stop)
+    await leases.run(sharded.run, stop)
 
 
 class _Controller:

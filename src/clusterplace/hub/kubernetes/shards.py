@@ -20,8 +20,13 @@ held with the client-go algorithm of :class:`LeaderElector`:
   ones beyond it over (its core stopped first, then the lease released) when more
   replicas appear. A replica without a slot (more replicas than shards) stands by.
 
-A replica runs one reconcile core for the shards it holds; when that set changes, the
-core stops (the syncs in progress finish) and a new one starts from a cold listing.
+A replica runs one reconcile core for the shards it holds; when that set changes (or a
+shard is lost and taken again), the core stops (the syncs in progress finish) and a new
+one starts from a cold listing. The leases are held, renewed and released in the
+controller's lease thread (:mod:`.lease_thread`): :meth:`ShardedController.run` runs
+there, ``core`` runs the reconcile core on the controller's own loop, and a core's
+writes are checked against the tenures it was started with (:class:`CoreFence`), so a
+core that stalls its loop for minutes costs no shard.
 Its view of the hub (:class:`ShardView`): every cluster, set, binding, score and
 decision, but only its shards' Placements and ManifestWorkReplicaSets. Another shard's
 decisions are shown with their placement label emptied: the Balance prioritizer counts
@@ -62,6 +67,7 @@ from clusterplace.hub.kubernetes.election import (
 from clusterplace.hub.kubernetes.resources import LEASES
 
 __all__ = [
+    "CoreFence",
     "ShardView",
     "ShardedController",
     "replica_lease",
@@ -141,6 +147,29 @@ def _shards_of(holder: str) -> str:
 
 
 Core = Callable[[asyncio.Event, ShardView], Coroutine[Any, Any, None]]
+Running = tuple[tuple[int, int], ...]  # (shard, tenure epoch) of a core, by shard
+
+
+class CoreFence:
+    """The fence of one core's writes: every shard lease it was started with must still
+    be in the same tenure, renewed within the renew deadline. Read from the core's
+    thread: the electors' tenures are immutable snapshots; ``refused`` is this fence's
+    own (once a write was refused, every later one is)."""
+
+    def __init__(self, tenures: tuple[tuple[LeaderElector, int], ...]) -> None:
+        self.tenures = tenures
+        self.refused: str | None = None
+
+    def __call__(self, verb: str, what: str) -> None:
+        if self.refused is None:
+            for elector, epoch in self.tenures:
+                why = elector.doubt(epoch)
+                if why is not None:
+                    self.refused = f"lease {elector.where} lost ({why})"
+                    break
+            else:
+                return
+        raise LeaseLost(f"{verb} {what}: not sent: {self.refused}")
 
 
 @dataclass
@@ -189,7 +218,9 @@ class ShardedController:
         self.unsharded = elector(LEASE_NAME)  # an unsharded controller's lease: only read
         self.slot: int | None = None
         self._slot_rounds = 0  # rounds since the slot was taken
-        self._running: frozenset[int] = frozenset()
+        self._running: Running = ()  # the shards (and tenures) the core runs with
+        # Replaced whole by the lease thread; called by the core's (see ``fence``).
+        self._fence: CoreFence | None = None
         self._core: asyncio.Task[None] | None = None
         self._core_stop = asyncio.Event()
         self._wake = asyncio.Event()
@@ -200,11 +231,24 @@ class ShardedController:
     def held(self) -> frozenset[int]:
         return frozenset(i for i, lease in enumerate(self.leases) if lease.elector.leading)
 
+    def _holding(self) -> Running:
+        """The shards held now within their renew deadline, each with its tenure's
+        epoch (a lease past its deadline is lost, even before its renewal loop ends)."""
+        return tuple(
+            (i, tenure.epoch)
+            for i, lease in enumerate(self.leases)
+            if (tenure := lease.elector.tenure) is not None
+            and lease.elector.doubt(tenure.epoch) is None
+        )
+
     def fence(self, verb: str, what: str) -> None:
-        """Checked before each write of the running core: every shard it runs with
-        must still be held, renewed within the renew deadline."""
-        for index in sorted(self._running):
-            self.leases[index].elector.fence(verb, what)
+        """Checked before each write of the running core (from its thread): every shard
+        it runs with must still be held in the tenure it started with, renewed within
+        the renew deadline. With no core running nothing is written."""
+        fence = self._fence  # one read: the lease thread replaces it whole
+        if fence is None:
+            raise LeaseLost(f"{verb} {what}: not sent: no shard's core is running")
+        fence(verb, what)
 
     def _tell(self, text: str) -> None:
         if text != self._told:
@@ -223,19 +267,22 @@ class ShardedController:
         except TimeoutError:
             return False
 
+    async def _renew(self, elector: LeaderElector) -> None:
+        """Renew until lost, and say so at once (the round that cleans up may be
+        waiting for a core to stop)."""
+        await elector.renew()
+        self.report(f"lost lease {self.namespace}/{elector.name} ({elector.lost})")
+
     def _start_renewing(self, lease: _Lease) -> None:
         elector = lease.elector
-        elector.leading = True
-        elector.lost = None
-        lease.renewing = asyncio.create_task(elector.renew(), name=f"renew {elector.name}")
+        elector.lead()
+        lease.renewing = asyncio.create_task(self._renew(elector), name=f"renew {elector.name}")
         lease.renewing.add_done_callback(lambda _: self._wake.set())
         self.on_change(elector.name, True)
 
     async def _stop_renewing(self, lease: _Lease, why: str) -> None:
         elector = lease.elector
-        if elector.leading:
-            elector.leading = False
-            elector.lost = why
+        elector.step_down(why)
         task, lease.renewing = lease.renewing, None
         if task is not None:
             task.cancel()
@@ -286,9 +333,7 @@ class ShardedController:
         """Leases whose renewal loop ended (lost): no longer held."""
         for lease in (*self.slots, *self.leases):
             if lease.renewing is not None and lease.renewing.done():
-                name = lease.elector.name
                 await self._stop_renewing(lease, lease.elector.lost or "lost")
-                self.report(f"lost lease {self.namespace}/{name} ({lease.elector.lost})")
                 if lease in self.slots:
                     self.slot = None
 
@@ -390,14 +435,20 @@ class ShardedController:
             return
         self._core_stop.set()
         try:
-            with contextlib.suppress(LeaseLost):
-                await task
+            await task  # ``core`` returns once the core has ended, wherever it runs
+        except LeaseLost as err:
+            self.report(f"stopped the shards' core: {err}")
         finally:
-            self._running = frozenset()
+            self._running, self._fence = (), None
         self.on_held(frozenset())
 
-    def _start_core(self, held: frozenset[int]) -> None:
-        self._running = held
+    def _start_core(self) -> None:
+        """A core for the shards held now, fenced by their tenures now (read with no
+        await between: a lease lost meanwhile is not in it, or fails its fence)."""
+        running = self._holding()
+        held = frozenset(i for i, _ in running)
+        self._running = running
+        self._fence = CoreFence(tuple((self.leases[i].elector, e) for i, e in running))
         self._core_stop = asyncio.Event()
         self.on_held(held)
         self.report(f"running shards {', '.join(map(str, sorted(held)))} of {self.shards}: listing")
@@ -408,7 +459,7 @@ class ShardedController:
         task = self._core
         if task is None or not task.done():
             return
-        self._core, self._running = None, frozenset()
+        self._core, self._running, self._fence = None, (), None
         try:
             task.result()
         except LeaseLost as err:
@@ -426,11 +477,11 @@ class ShardedController:
                 self._wake.clear()
                 await self._core_ended()
                 await self._round()
-                held = self.held()
-                if held != self._running or (self._core is None and held):
+                holding = self._holding()
+                if holding != self._running or (self._core is None and holding):
                     await self._stop_core()
-                    if held:
-                        self._start_core(held)
+                    if self._holding():  # again: stopping the core may have taken long
+                        self._start_core()
                 pause = self.times.retry * (1 + JITTER * random.random() / 2)
                 waits: list[Awaitable[Any]] = [stop.wait(), self._wake.wait()]
                 tasks = [asyncio.ensure_future(w) for w in waits]

@@ -101,6 +101,7 @@ class AddOnScoreIndex(SnapshotIndex):
 
 class AddOnPrioritizer(PrioritizerPlugin):
     reads = frozenset({ADDON_SCORES})
+    per_placement = False  # shared through SharedScores by positions
 
     def __init__(self, resource_name: str, score_name: str) -> None:
         self.resource_name = resource_name

@@ -6,6 +6,7 @@ the decisions of this placement itself (same label and namespace).
 
 from __future__ import annotations
 
+from collections import Counter
 from functools import lru_cache
 
 import numpy as np
@@ -72,23 +73,35 @@ class BalancePrioritizer(PrioritizerPlugin):
         store = ctx.snapshot.decisions
         own = store.own_counts(placement.namespace, placement.name)
         counts = store.counts
+        if not own:  # (most placements of a run have no decisions yet)
+            return self._score(counts, own, store, positions)
         # Leave this placement's own decisions out, in place (and put them back after):
         # copying the fleet-wide array for every placement would cost more.
         own_positions = [(store.index[n], c) for n, c in own.items() if n in store.index]
         for position, count in own_positions:
             counts[position] -= count
         try:
-            max_count = int(counts.max()) if len(counts) else 0
-            if store.outside:
-                outside = max(c - own.get(n, 0) for n, c in store.outside.items())
-                max_count = max(max_count, outside)
-            if max_count <= 0:
-                return Scored(np.full(len(positions), 100, dtype=np.int64), limit=LIMIT)
-            if max_count > TABLE_LIMIT:
-                return Scored(_scores(counts[positions], max_count), limit=LIMIT)
-            # Ascending positions as many as the clusters are every cluster, in order.
-            every = len(positions) == len(counts)
-            return Scored(_table(max_count)[counts if every else counts[positions]], limit=LIMIT)
+            return self._score(counts, own, store, positions)
         finally:
             for position, count in own_positions:
                 counts[position] += count
+
+    @staticmethod
+    def _score(
+        counts: np.ndarray, own: Counter[str], store: DecisionStore, positions: np.ndarray
+    ) -> Scored:
+        """Scores from ``counts``, the placement's own decisions left out already."""
+        max_count = int(_largest(counts)) if len(counts) else 0
+        if store.outside:
+            outside = max(c - own.get(n, 0) for n, c in store.outside.items())
+            max_count = max(max_count, outside)
+        if max_count <= 0:
+            return Scored(np.full(len(positions), 100, dtype=np.int64), limit=LIMIT)
+        if max_count > TABLE_LIMIT:
+            return Scored(_scores(counts[positions], max_count), limit=LIMIT)
+        # Ascending positions as many as the clusters are every cluster, in order.
+        every = len(positions) == len(counts)
+        return Scored(_table(max_count).take(counts if every else counts[positions]), limit=LIMIT)
+
+
+_largest = np.maximum.reduce  # ``counts.max()`` without its Python wrapper

@@ -54,21 +54,23 @@ def spread_constraints(placement: Placement) -> list[SpreadConstraint]:
 def policy_key(placement: Placement) -> Hashable:
     """Everything :func:`build_prioritizers` reads from ``placement``, as a hashable value
     (placements with equal keys get the same prioritizers)."""
-    policy = placement.spec.prioritizer_policy
-    configurations = tuple(
-        (
-            config.score_coordinate.type,
-            config.score_coordinate.built_in,
-            _add_on_key(config.score_coordinate.add_on),
-            config.weight,
+    spec = placement.spec
+    policy = spec.prioritizer_policy
+    configurations = []
+    for config in policy.configurations or ():  # (a plain loop: every sync asks)
+        coordinate = config.score_coordinate
+        add_on = coordinate.add_on
+        configurations.append(
+            (
+                coordinate.type,
+                coordinate.built_in,
+                None if add_on is None else (add_on.resource_name, add_on.score_name),
+                config.weight,
+            )
         )
-        for config in policy.configurations or ()
-    )
-    return policy.mode, bool(spread_constraints(placement)), configurations
-
-
-def _add_on_key(add_on: AddOnScore | None) -> tuple[str, str] | None:
-    return None if add_on is None else (add_on.resource_name, add_on.score_name)
+    spread = spec.spread_policy
+    spreading = spread is not None and bool(spread.spread_constraints)
+    return policy.mode, spreading, tuple(configurations)
 
 
 def build_prioritizers(placement: Placement) -> tuple[list[Weighted], int, Status]:

@@ -39,6 +39,7 @@ LIMIT = 100
 
 class ResourcePrioritizer(PrioritizerPlugin):
     reads = frozenset({RESOURCES})
+    per_placement = False  # shared through SharedScores by positions
 
     def __init__(self, name: str, resource: str) -> None:
         self.name = name
