@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import TypeVar
+from typing import Any, TypeVar
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from clusterplace.api import KubeObject, Placement, PlacementDecision
 from clusterplace.controller import Engine, ObjectChange, Reconciler
+from clusterplace.controller.sync import SyncPlan, plan_sync
 from clusterplace.scheduling import schedule
 from tests.support.builders import (
     NOW,
@@ -27,6 +28,7 @@ from tests.support.builders import (
     world,
 )
 from tests.support.sinks import Clocks, MemorySink, drain, make_reconciler
+from tests.support.worlds import any_change, worlds
 
 KubeObjectT = TypeVar("KubeObjectT", bound=KubeObject)
 
@@ -305,3 +307,61 @@ def test_what_is_kept_per_placement_goes_with_its_decisions() -> None:
     drain(reconciler)
     assert not reconciler.state._owned
     assert len(reconciler.expectations) == 0
+
+
+def _plan_shape(plan: SyncPlan) -> list[Any]:
+    """Everything a plan says, as plain values (a record's filter trail as lists)."""
+    record = plan.record
+    recorded: list[Any] | None = None
+    if record is not None:
+        recorded = [
+            record.placement is plan.placement,
+            record.now,
+            record.until,
+            record.candidates,
+            None if record.trail is None else [kept.tolist() for kept in record.trail],
+            record.filters_read,
+            record.scoring_reads,
+            record.reads_labels,
+            record.balance,
+            record.balance_max,
+            record.addon_resources,
+            {n: None if pd is None else pd.to_dict() for n, pd in record.writes.items()},
+            record.status,
+        ]
+    return [
+        plan.key,
+        plan.placement is not None,
+        [
+            (w.action, w.decision.to_dict(), w.interim, w.current and w.current.to_dict())
+            for w in plan.writes
+        ],
+        plan.status.to_dict() if plan.status is not None else None,
+        plan.events,
+        plan.requeue_after,
+        plan.retry,
+        plan.skipped,
+        plan.error,
+        recorded,
+    ]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.data())
+def test_a_plan_with_its_shortcuts_is_the_plan_worked_out_in_full(data: st.DataObject) -> None:
+    """Cold, converged, and after changes of every kind (decisions edited or written by
+    someone else among them), every placement's plan is the same with the shortcut that
+    recognises decisions the hub already holds as without it."""
+    world = data.draw(worlds())
+    reconciler, _, clocks = make_reconciler(world.objects())
+    state = reconciler.state
+    for step in range(4):
+        for key in state.placement_keys():
+            full = plan_sync(state, key, clocks.now(), shortcuts=False)
+            quick = plan_sync(state, key, clocks.now())
+            assert _plan_shape(quick) == _plan_shape(full), (step, key)
+        drain(reconciler)
+        _, obj, deleted = data.draw(any_change(world))
+        current = state.get(obj)
+        if current is not None or not deleted:
+            reconciler.engine.observe([ObjectChange(current, None if deleted else obj)])

@@ -97,8 +97,9 @@ class Reconciler(Controller):
 
     ``now`` gives the wall-clock time a sync schedules at (read per sync; a parameter so
     that tests can drive it). ``hints`` passes over a queued placement that no change
-    since its last plan reached (:mod:`clusterplace.scheduling.hints`); without it
-    every placement taken from the queue is planned.
+    since its last plan reached (:mod:`clusterplace.scheduling.hints`) and takes the
+    plan's shortcuts (:func:`plan_sync`); without it every placement taken from the
+    queue is planned, in full.
     """
 
     noun = "placement"
@@ -198,7 +199,7 @@ class Reconciler(Controller):
         plan = SyncPlan(key)
         try:
             with collector_paused():
-                plan = plan_sync(self.state, key, now)
+                plan = plan_sync(self.state, key, now, shortcuts=self.hints)
             planned = time.perf_counter()
             if self.observer is not None:
                 self.observer.scheduled(planned - started)

@@ -25,7 +25,13 @@ from clusterplace.controller.changes import Key
 from clusterplace.controller.enqueue import addon_resources
 from clusterplace.controller.state import HubState
 from clusterplace.scheduling import Code, Event, PlacementResult
-from clusterplace.scheduling.for_controllers import SyncRecord, schedule_one, sync_record
+from clusterplace.scheduling.for_controllers import (
+    SyncRecord,
+    decisions_as_held,
+    planned_status,
+    schedule_one,
+    sync_record,
+)
 
 __all__ = ["SyncPlan", "Write", "plan_sync", "score_expiry"]
 
@@ -66,9 +72,11 @@ class SyncPlan:
     record: SyncRecord | None = None
 
 
-def plan_sync(state: HubState, key: Key, now: datetime) -> SyncPlan:
+def plan_sync(state: HubState, key: Key, now: datetime, *, shortcuts: bool = True) -> SyncPlan:
     """Schedule placement ``key`` against ``state`` and plan the writes that make the
-    hub agree with the result."""
+    hub agree with the result. ``shortcuts``: a result whose decisions are already the
+    hub's is recognised without building them (the same plan, cheaper); without, every
+    plan is worked out in full (a reference for tests)."""
     placement = state.placement(key)
     if placement is None:
         # Its decisions go with it: they carry an ownerReference to it.
@@ -82,13 +90,22 @@ def plan_sync(state: HubState, key: Key, now: datetime) -> SyncPlan:
     if result.error is not None:
         plan.error, plan.retry = result.error, True
         return plan
-    plan.writes = _decision_writes(state, key, result.decisions, result.deleted)
-    if result.placement.status != placement.status:
+    # Decisions already what the hub holds (most second syncs of a cold start) need no
+    # write and give no event: found without building them. A misconfigured result may
+    # still give its Warning: planned in full.
+    as_held = (
+        shortcuts
+        and result.status.code != Code.MISCONFIGURED
+        and decisions_as_held(result, snapshot.decisions.owned(*key), state.fleet.decisions)
+    )
+    if not as_held:
+        plan.writes = _decision_writes(state, key, result.decisions, result.deleted)
+        plan.events = list(result.events)
+        misconfigured = _misconfigured_event(placement, result)
+        if misconfigured is not None:
+            plan.events.append(misconfigured)
+    if planned_status(result) != placement.status:
         plan.status = result.placement
-    plan.events = list(result.events)
-    misconfigured = _misconfigured_event(placement, result)
-    if misconfigured is not None:
-        plan.events.append(misconfigured)
     plan.requeue_after = _earliest(result.requeue_after, score_expiry(state, placement, now))
     # Upstream returns a non-Success status as an error (backoff and retry). A Warning is
     # reported, not retried: retrying cannot change it (docs/controller.md).

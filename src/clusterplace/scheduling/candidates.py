@@ -165,6 +165,10 @@ class CandidatesIndex(SnapshotIndex):
             found = self._lists[key] = _find(self.snapshot, *key)
         return found
 
+    def built(self, key: CandidatesKey) -> Candidates | None:
+        """The list of ``key`` if it was built so far (never builds it)."""
+        return self._lists.get(key)
+
     def holding(self, position: int) -> list[CandidatesKey]:
         """The keys of the lists built so far that hold the cluster at ``position``."""
         return [key for key, found in self._lists.items() if found.has(position)]

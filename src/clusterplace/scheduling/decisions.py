@@ -238,6 +238,15 @@ class DecisionPages:
             ]
         return [(name, labels, [(c, "") for c in page]) for name, labels, page in self._plan[1]]
 
+    def unbuilt(self) -> list[tuple[str, dict[str, str], list[ClusterDecision]]] | None:
+        """(name, labels, entries) of every page, the entries the very objects the built
+        pages will hold, without building the pages; None once they are built, or when
+        they carry scores (``sortBy: Score``)."""
+        if self._plan is None or self._plan[2] is not None:
+            return None
+        pages = self._plan[1]
+        return [(name, labels, [_unscored(c) for c in page]) for name, labels, page in pages]
+
     def __call__(self) -> list[PlacementDecision]:
         if self._built is None:
             assert self._plan is not None

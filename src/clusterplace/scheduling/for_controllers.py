@@ -11,7 +11,13 @@ to it and to the package's public names.
 from __future__ import annotations
 
 from clusterplace.scheduling.candidates import SetSelectorError, cluster_set_selector
-from clusterplace.scheduling.hints import QueueingHints, SyncRecord, sync_record
+from clusterplace.scheduling.hints import (
+    QueueingHints,
+    SyncRecord,
+    decisions_as_held,
+    planned_status,
+    sync_record,
+)
 from clusterplace.scheduling.live import LiveFleet
 from clusterplace.scheduling.scheduler import schedule_one
 from clusterplace.scheduling.snapshot import Snapshot
@@ -23,6 +29,8 @@ __all__ = [
     "Snapshot",
     "SyncRecord",
     "cluster_set_selector",
+    "decisions_as_held",
+    "planned_status",
     "schedule_one",
     "sync_record",
 ]

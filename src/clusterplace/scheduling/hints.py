@@ -35,7 +35,7 @@ the scheduler, whose plugins declare what they read.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 
@@ -44,6 +44,7 @@ import numpy as np
 from clusterplace.api import Placement, PlacementDecision
 from clusterplace.api.placement import PlacementStatus
 from clusterplace.scheduling.candidates import CandidatesIndex, CandidatesKey, candidates_key
+from clusterplace.scheduling.decisions import DecisionPages
 from clusterplace.scheduling.filters.chain import FILTERS, depends_on_time
 from clusterplace.scheduling.framework import Code, Context
 from clusterplace.scheduling.live import Reach
@@ -60,9 +61,10 @@ from clusterplace.scheduling.reach import (
 )
 from clusterplace.scheduling.reads import ADDON_SCORES, CLAIMS, LABELS
 from clusterplace.scheduling.results import PlacementResult
-from clusterplace.scheduling.snapshot import Snapshot, contains
+from clusterplace.scheduling.scheduler import NewStatus
+from clusterplace.scheduling.snapshot import Snapshot
 
-__all__ = ["QueueingHints", "SyncRecord", "sync_record"]
+__all__ = ["QueueingHints", "SyncRecord", "decisions_as_held", "planned_status", "sync_record"]
 
 Key = tuple[str, str]  # a Placement's (namespace, name)
 
@@ -104,7 +106,10 @@ def sync_record(
     or depends on time), or when planning again once its own decisions are written may
     not agree with it."""
     outcome = result.outcome
-    placement = result.placement
+    # What the record reads of the placement is its spec, the same object in the result's
+    # placement as in the one planned from (only the status is new): reading it from the
+    # latter saves building the former, and lets the policy lookups hit their cache.
+    placement = planned_from
     if outcome is None or result.status.code is not Code.SUCCESS or depends_on_time(placement):
         return None
     if writes and _selects_only_if_old(snapshot, outcome.candidates.positions):
@@ -142,8 +147,46 @@ def sync_record(
         ),
         addon_resources=addons,
         writes=writes,
-        status=placement.status,
+        status=planned_status(result),
     )
+
+
+def planned_status(result: PlacementResult) -> PlacementStatus | None:
+    """The status ``result`` gives its placement (``result.placement.status``), without
+    building the placement with it when it is not built yet."""
+    source = result.placement_source
+    if isinstance(source, NewStatus):
+        return source.status()
+    return result.placement.status
+
+
+def decisions_as_held(
+    result: PlacementResult,
+    owned: Sequence[PlacementDecision],
+    held: Mapping[tuple[str, str], PlacementDecision],
+) -> bool:
+    """Whether ``result``'s decisions are, to every field a write or an event compares,
+    both ``owned`` (the snapshot's decisions of the placement, the ones the result's
+    events compare against) and what ``held`` holds under their names (the hub's
+    decisions by namespace and name, the ones a write compares against): then syncing
+    it writes no decision and emits no decision event. Found without building the
+    decisions; False when that cannot be told so (they are built, or carry scores)."""
+    source = result.decision_source
+    if result.deleted or not isinstance(source, DecisionPages):
+        return False
+    pages = source.unbuilt()
+    if pages is None:
+        return False
+    before = {pd.name: pd for pd in owned}
+    namespace = source.namespace
+    for name, labels, entries in pages:
+        previous = before.get(name)
+        if previous is None or previous.status.decisions != entries:
+            return False
+        current = held.get((namespace, name))
+        if current is None or current.status.decisions != entries or current.labels != labels:
+            return False
+    return True
 
 
 def _steady_settles(placement: Placement, weights: dict[str, int]) -> bool:
@@ -214,10 +257,10 @@ class QueueingHints:
         found = self._records.get(key)
         if found is None or found.placement is not old or new.status != found.status:
             return False
-        if _bookkeeping_aside(old.model_copy(update={"status": new.status})) != (
-            _bookkeeping_aside(new)
-        ):
-            return False
+        if not _status_alone_differs(old, new):
+            written = old.model_copy(update={"status": new.status})
+            if _bookkeeping_aside(written) != _bookkeeping_aside(new):
+                return False
         self._records[key] = replace(found, placement=new)
         return True
 
@@ -300,27 +343,65 @@ class QueueingHints:
         if not self._balance:
             return
         store = snapshot.decisions
-        lists = snapshot.index_of(CandidatesIndex)
+        moved: list[int] = []  # the fleet positions whose count changed
+        maxima: set[int] = set()  # the largest counts seen by records that moved
         for name, change in changes.items():
             position = snapshot.index.get(name)
             if position is None:
                 after = store.outside[name]
             else:
                 after = int(store.counts[position])
-                for group in lists.holding(position):
-                    for key in list(self._by_candidates.get(group, ())):
-                        record = self._records[key]
-                        if (
-                            key != owner
-                            and record.balance
-                            and (record.trail is None or contains(record.trail[-1], position))
-                        ):
-                            self.stale(key)
+                moved.append(position)
             before = after - change
-            for largest in [m for m in self._balance if after > m or before == m > after]:
-                for key in list(self._balance.get(largest, ())):
-                    if key != owner:
+            maxima.update(m for m in self._balance if after > m or before == m > after)
+        if moved:
+            # Per candidate list, the moved clusters it holds; then the records of that
+            # list that ranked one of them (their last filter kept it).
+            ranked = np.array(sorted(set(moved)), dtype=np.int64)
+            lists = snapshot.index_of(CandidatesIndex)
+            for group, keys in list(self._by_candidates.items()):
+                found = lists.built(group)
+                if found is None:
+                    continue
+                inside = ranked[_present(found.positions, ranked)]
+                if not len(inside):
+                    continue
+                for key in list(keys):
+                    record = self._records.get(key)
+                    if record is None or key == owner or not record.balance:
+                        continue
+                    if record.trail is None or _present(record.trail[-1], inside).any():
                         self.stale(key)
+        for largest in maxima:
+            for key in list(self._balance.get(largest, ())):
+                if key != owner:
+                    self.stale(key)
+
+
+def _present(positions: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Which of ``values`` ascending ``positions`` hold (a mask over ``values``)."""
+    if not len(positions):
+        return np.zeros(len(values), dtype=bool)
+    at = np.minimum(np.searchsorted(positions, values), len(positions) - 1)
+    found: np.ndarray = positions[at] == values
+    return found
+
+
+def _status_alone_differs(old: Placement, new: Placement) -> bool:
+    """Whether ``new`` holds ``old``'s very objects in every field but its status (a
+    status written by copying the placement, as a directory hub's echo is): then it
+    equals ``old`` but for its status, found without copying either."""
+    if type(old) is not type(new):
+        return False
+    before, after = old.__dict__, new.__dict__
+    if before.keys() != after.keys():
+        return False
+    if any(after[name] is not value for name, value in before.items() if name != "status"):
+        return False
+    return (
+        old.__pydantic_extra__ == new.__pydantic_extra__
+        and old.__pydantic_private__ == new.__pydantic_private__
+    )
 
 
 def _bookkeeping_aside(placement: Placement) -> Placement:

@@ -102,6 +102,9 @@ def _temporaries(root: Path) -> Iterator[Path]:
 EVENTS_MAX_BYTES = 16 * 1024 * 1024
 
 
+# One encoder for every event line (json.dumps with options builds one per call).
+_encode = json.JSONEncoder(ensure_ascii=False, sort_keys=True).encode
+
 PENDING_MAX = 10_000  # events kept in memory while the log cannot be written
 TAIL_BLOCK = 64 * 1024  # the start-up repair reads the log's tail backwards in these
 
@@ -133,11 +136,12 @@ def _not_regular(path: Path, mode: int) -> NotRegularFileError:
     )
 
 
-def open_regular(path: Path, flags: int) -> int:
+def open_regular(path: Path, flags: int, *, known: os.stat_result | None = None) -> int:
     """``os.open`` of ``path`` that refuses anything but a regular file (symlinks to one
-    are followed) with :class:`NotRegularFileError`, and never blocks on a FIFO."""
+    are followed) with :class:`NotRegularFileError`, and never blocks on a FIFO.
+    ``known``: the ``stat`` of ``path`` the caller just took (saves taking it again)."""
     with contextlib.suppress(FileNotFoundError):
-        mode = path.stat().st_mode
+        mode = (known if known is not None else path.stat()).st_mode
         if not stat.S_ISREG(mode):
             raise _not_regular(path, mode)
     fd = os.open(path, flags | os.O_NONBLOCK | os.O_CLOEXEC, 0o666)
@@ -204,10 +208,7 @@ class EventLog:
     def append(self, records: Iterable[dict[str, Any]]) -> None:
         """Write ``records`` (after any pending ones) as one batch; on failure they stay
         pending and the ``OSError`` is raised."""
-        lines = [
-            (json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n").encode("utf-8")
-            for r in records
-        ]
+        lines = [(_encode(r) + "\n").encode("utf-8") for r in records]
         if not lines:
             self.flush_pending()
             return
@@ -228,15 +229,21 @@ class EventLog:
         if not self._pending:
             return
         data = b"".join(self._pending)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        info: os.stat_result | None
         try:
-            size = self.path.stat().st_size
-        except FileNotFoundError:
-            size = 0
+            info = self.path.stat()  # there: so is its folder
+        except OSError:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                info = self.path.stat()
+            except FileNotFoundError:
+                info = None
+        size = info.st_size if info is not None else 0
         if size and size + len(data) > self.max_bytes:
             # One rename: a reader or a crash sees the old file whole or the new one.
             self.path.replace(self.previous)
-        fd = open_regular(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT)
+            info = None
+        fd = open_regular(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, known=info)
         try:
             before = _cut_torn_tail(fd)  # a cut that failed before: never glue to it
             try:

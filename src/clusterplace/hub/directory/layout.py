@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import stat
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 from clusterplace.safepath import resolve_inside
@@ -31,28 +32,28 @@ class OutLayout:
     :class:`~clusterplace.hub.directory.lastgood.LastGood`)."""
 
     root: Path
-    # (kind folder, namespace) -> the namespace's folder, resolved once (see _inside).
-    _folders: dict[tuple[Path, str], Path] = field(
+    # (what, namespace) -> the namespace's folder, resolved once (see _inside).
+    _folders: dict[tuple[str, str], Path] = field(
         default_factory=dict, init=False, repr=False, compare=False, hash=False
     )
 
-    @property
+    @cached_property  # asked for every file written
     def decisions(self) -> Path:
         return self.root / "placementdecisions"
 
-    @property
+    @cached_property  # asked for every file written
     def statuses(self) -> Path:
         return self.root / "placements"
 
-    @property
+    @cached_property  # asked for every file written
     def works(self) -> Path:
         return self.root / "manifestworks"
 
-    @property
+    @cached_property  # asked for every file written
     def work_set_statuses(self) -> Path:
         return self.root / "manifestworkreplicasets"
 
-    @property
+    @cached_property  # asked for every file written
     def sig_decisions(self) -> Path:
         return self.root / "placementdecisions.multicluster.x-k8s.io"
 
@@ -89,7 +90,7 @@ class OutLayout:
         act on a symlink there, never on what it leads to."""
         if not (_plain(namespace) and _plain(name)):
             return resolve_inside(base, namespace, f"{name}.yaml", what=what)
-        key = (base, namespace)
+        key = (what, namespace)  # one ``what`` a kind folder: strings hash cheaper
         folder = self._folders.get(key)
         if folder is not None:
             try:
