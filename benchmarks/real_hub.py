@@ -290,6 +290,13 @@ class DecisionWatch:
         with self.lock:
             return list(self.objects.values())
 
+    def counts(self) -> tuple[int, int, int]:
+        """(PlacementDecisions, those that name a cluster, cluster decisions in all),
+        counted from the watch: a list of thousands of objects can outlast a loaded
+        server's time out, and the watch holds every one the API has sent."""
+        chosen = [len(clusters) for _, clusters in self.snapshot()]
+        return len(chosen), sum(1 for n in chosen if n), sum(chosen)
+
     def decided(self) -> dict[tuple[str, str], set[str]]:
         """Each placement's decided clusters, by (namespace, placement), where it has any."""
         out: dict[tuple[str, str], set[str]] = {}
@@ -487,13 +494,8 @@ def _measure_controller(server: Envtest, size: dict[str, int], figures: RealHubF
         figures.watching = at - controller.start
         controller.lines_until_quiet(QUIET_S)
         figures.all_decided = (watch.quiet(QUIET_S) or at) - controller.start
-        # Counted from the watch (a list of thousands of objects can outlast a loaded
-        # server's time out); it holds every PlacementDecision the API has sent.
-        objects = watch.snapshot()
-        figures.decision_objects = len(objects)
-        chosen = [len(clusters) for _, clusters in objects]
-        figures.decided_placements = sum(1 for n in chosen if n)
-        figures.cluster_decisions = sum(chosen)
+        counted = watch.counts()
+        figures.decision_objects, figures.decided_placements, figures.cluster_decisions = counted
         figures.cold_writes = audit.count()
         say(f"cold start: 'watching' after {figures.watching:.1f} s")
 

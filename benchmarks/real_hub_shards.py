@@ -233,11 +233,8 @@ def measure_sharded(
         last, _ = _quiet(replicas, watch, first)
         figures.all_decided = max(last, watching) - first
         figures.cores = sum(r.cores for r in replicas)
-        objects = watch.snapshot()
-        figures.decision_objects = len(objects)
-        chosen = [len(c) for _, c in objects]
-        figures.decided_placements = sum(1 for n in chosen if n)
-        figures.cluster_decisions = sum(chosen)
+        counted = watch.counts()
+        figures.decision_objects, figures.decided_placements, figures.cluster_decisions = counted
         figures.cold_writes = audit.count()
         say(f"sharded cold start: every shard watching after {figures.watching:.1f} s")
 
