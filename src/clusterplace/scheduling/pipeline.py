@@ -341,13 +341,11 @@ def _full_run(ctx: Context) -> Outcome:
     if wanted is not None:
         outcome.unscheduled = wanted - len(outcome.selected)
     # Any plugin may ask to run again at a time (TaintToleration: a toleration expiring);
-    # filters that keep the base class's answer (never) are not asked.
-    plugins: list[FilterPlugin | PrioritizerPlugin] = [*_REQUEUING_FILTERS]
-    plugins += [
-        w.prioritizer
-        for w in prioritizers
-        if type(w.prioritizer).requeue_at is not PrioritizerPlugin.requeue_at
-    ]
+    # plugins that keep the base class's answer (never) are not asked.
+    plugins: tuple[FilterPlugin | PrioritizerPlugin, ...] = (
+        *_REQUEUING_FILTERS,
+        *_requeuing(prioritizers),
+    )
     times = [at for plugin in plugins if (at := plugin.requeue_at(ctx)) is not None]
     outcome.requeue_at = min(times, default=None)
     return outcome
