@@ -330,6 +330,15 @@ def test_endpoints(anyhub: AnyHub) -> None:
         ):
             assert name in metrics, name
         assert "_created" not in metrics
+        # The watches hold the two clusters and the one decision the controller wrote.
+        wait_for(
+            lambda: (
+                'clusterplace_cached_objects{resource="placementdecisions"} 1.0'
+                in controller.get("/metrics")[1]
+            ),
+            what="the decision in the watch cache",
+        )
+        assert 'clusterplace_cached_objects{resource="managedclusters"} 2.0' in metrics
         status, body = controller.get("/debug/placements/ns/p")
         assert status == 200
         document = json.loads(body)

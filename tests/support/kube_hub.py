@@ -204,7 +204,8 @@ class Controller:
             ],
             stdout=subprocess.DEVNULL,
             stderr=self._log_handle,
-            env={**os.environ, **CLI_ENV},
+            # A controller that will not stop is made to dump its threads (SIGABRT).
+            env={**os.environ, **CLI_ENV, "PYTHONFAULTHANDLER": "1"},
         )
         Controller.running.append(self)
 
@@ -235,8 +236,19 @@ class Controller:
         """Send ``sig`` (0: none, wait for the process to end by itself); the exit code."""
         if sig and self.proc.poll() is None:
             self.proc.send_signal(sig)
-        code = self.proc.wait(timeout)
-        self._log_handle.close()
+        try:
+            code = self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            # Where it hangs: faulthandler writes every thread's stack to the log.
+            self.proc.send_signal(signal.SIGABRT)
+            self.proc.wait(30)
+            raise AssertionError(
+                f"the controller did not exit {timeout:.0f} s after signal {sig}; "
+                f"its log, ending with its threads' stacks:\n{self.text()[-20000:]}"
+            ) from None
+        finally:
+            if self.proc.returncode is not None:
+                self._log_handle.close()
         return code
 
 

@@ -140,13 +140,15 @@ class ControllerMetrics:
         queue: WorkQueue[tuple[str, str]],
         hub: Callable[[], dict[str, int]],
         more: Mapping[str, WorkQueue[tuple[str, str]]] | None = None,
+        cached: Callable[[], Mapping[str, int]] = dict,
     ) -> None:
-        """Export the queues' gauges (the placement queue's, and ``more`` by name) and
-        the hub's counters, read when scraped. A reconcile core started again (a
-        sharded replica's, when its shards change) replaces the last one's."""
+        """Export the queues' gauges (the placement queue's, and ``more`` by name), the
+        hub's counters and the watch caches' sizes (``cached``: objects by resource),
+        read when scraped. A reconcile core started again (a sharded replica's, when its
+        shards change) replaces the last one's."""
         if self._live is not None:
             self.registry.unregister(self._live)
-        self._live = _Live({QUEUE: queue, **(more or {})}, hub)
+        self._live = _Live({QUEUE: queue, **(more or {})}, hub, cached)
         self.registry.register(self._live)
 
 
@@ -176,9 +178,11 @@ class _Live(Collector):
         self,
         queues: Mapping[str, WorkQueue[tuple[str, str]]],
         hub: Callable[[], dict[str, int]],
+        cached: Callable[[], Mapping[str, int]],
     ) -> None:
         self.queues = queues
         self.hub = hub
+        self.cached = cached
 
     def collect(self) -> Iterator[Metric]:
         depth = GaugeMetricFamily("workqueue_depth", "Current depth of workqueue", labels=["name"])
@@ -211,3 +215,12 @@ class _Live(Collector):
             family = CounterMetricFamily(name, help_text)
             family.add_metric([], counters.get(name, 0))
             yield family
+        cached = GaugeMetricFamily(
+            "clusterplace_cached_objects",
+            "Objects the watches hold, by resource: the whole hub's, a sharded replica's "
+            "included (it keeps its shards' part of them for its reconcile core).",
+            labels=["resource"],
+        )
+        for resource, count in sorted(self.cached().items()):
+            cached.add_metric([resource], count)
+        yield cached

@@ -237,7 +237,12 @@ class _Controller:
                 "clusterplace_write_requests": sink.requests,
             }
 
-        self.metrics.watch(reconciler.queue, counters, {DELIVERY_QUEUE: delivery.queue})
+        def cached() -> dict[str, int]:
+            return {i.resource.plural: len(i.cache) for i in source.informers}
+
+        self.metrics.watch(
+            reconciler.queue, counters, {DELIVERY_QUEUE: delivery.queue}, cached=cached
+        )
         listing = asyncio.create_task(source.initial_objects())
         stopping = asyncio.create_task(stop.wait())
         try:
