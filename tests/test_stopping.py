@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -90,3 +91,79 @@ def test_a_sigterm_while_held_is_remembered_and_the_handler_put_back() -> None:
         wait_for(stopping.requested, 10, "the SIGTERM noted")
     assert not stopping.requested()
     assert signal.getsignal(signal.SIGTERM) is before
+
+
+_STUCK = """
+import asyncio, sys
+from clusterplace import stopping
+
+async def never_ends() -> None:
+    await asyncio.Event().wait()  # a close that never comes, say
+
+async def main() -> None:
+    stop = asyncio.Event()
+    stopping.handle(asyncio.get_running_loop(), stop, "demo", grace=float(sys.argv[1]))
+    stuck = asyncio.create_task(never_ends(), name="stuck close")
+    print("ready", flush=True)
+    await stop.wait()
+    await stuck  # ignores the stop
+
+asyncio.run(main())
+"""
+
+
+def _stuck(grace: float) -> subprocess.Popen[str]:
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _STUCK, str(grace)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None
+    assert proc.stdout.readline() == "ready\n"
+    return proc
+
+
+def test_a_stop_that_does_not_end_exits_1_after_the_grace_saying_what_still_ran() -> None:
+    proc = _stuck(0.5)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 1
+    lines = err.splitlines()
+    assert lines[0] == "demo: still running 0.5 s after the stop signal; exiting now"
+    # The await chain of each task, outermost first, down to where it waits.
+    at = lines.index("task 'stuck close', awaiting:")
+    assert "in never_ends" in lines[at + 1]
+    assert "in wait" in lines[at + 2]  # asyncio.Event.wait
+    assert "threads:" in lines
+    assert any(line.startswith("Current thread") for line in lines)  # faulthandler's dump
+
+
+def test_a_stop_within_the_grace_is_not_cut_short() -> None:
+    script = _STUCK.replace("await stuck  # ignores the stop", "stuck.cancel()")
+    proc = subprocess.Popen(
+        [sys.executable, "-c", script, "30"], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    assert proc.stdout is not None
+    assert proc.stdout.readline() == b"ready\n"
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=30)
+    assert (proc.returncode, err) == (0, b"")
+
+
+def test_only_the_first_stop_arms_the_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    started: list[float] = []
+
+    class Timer:
+        def __init__(self, grace: float, *_: object) -> None:
+            started.append(grace)
+            self.daemon = False
+
+        def start(self) -> None:
+            assert self.daemon  # never holds the process up
+
+    monkeypatch.setattr(stopping, "_armed", [])
+    monkeypatch.setattr("threading.Timer", Timer)
+    stopping.bound("x", 5.0)
+    stopping.bound("x", 1.0)
+    assert started == [5.0]

@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import signal
 import time
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -106,9 +105,9 @@ async def _watch(
 ) -> None:
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
-    for signum in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(signum, stop.set)
-    if stopping.requested():  # a SIGTERM came while it was starting
+    # Unbounded: the change set in progress is finished however long it takes.
+    if stopping.handle(loop, stop):  # a SIGTERM came while it was starting
+        stopping.release(loop)
         report("stopped")
         return
     target: Target = options.target or FolderTarget(options.out_dir, force=options.force)
@@ -120,10 +119,7 @@ async def _watch(
         finally:
             target.close()
     finally:
-        for signum in (signal.SIGTERM, signal.SIGINT):
-            with contextlib.suppress(Exception):
-                loop.remove_signal_handler(signum)
-        stopping.resume()
+        stopping.release(loop)
 
 
 async def _take(target: Target, timeout: float, stop: asyncio.Event, report: Report) -> bool:

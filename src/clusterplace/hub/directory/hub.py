@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import signal
 import time
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -429,10 +428,7 @@ async def _serve(engine: Engine, hub: DirectoryHub, once: bool, progress: RunPro
         return
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
-    for signum in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(signum, stop.set)
-    if stopping.requested():  # a SIGTERM came while it was loading
-        stop.set()
+    stopping.handle(loop, stop, "controller")  # a SIGTERM while loading: stop at once
     try:
         hub.report(f"watching {hub.root}; writing to {hub.layout.root}")
         slices = (
@@ -447,10 +443,7 @@ async def _serve(engine: Engine, hub: DirectoryHub, once: bool, progress: RunPro
             if slices is not None:
                 await slices
     finally:
-        for signum in (signal.SIGTERM, signal.SIGINT):
-            with contextlib.suppress(Exception):
-                loop.remove_signal_handler(signum)
-        stopping.resume()
+        stopping.release(loop)
 
 
 def _reference(kind: str, namespace: str, name: str) -> KubeObject:

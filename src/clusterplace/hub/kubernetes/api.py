@@ -15,6 +15,7 @@ ConfigMap, the definitions and hook objects it gets, creates and updates).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import re
 from collections.abc import AsyncIterator, Callable, Coroutine
@@ -55,6 +56,7 @@ FIELD_MANAGER = "clusterplace"  # who wrote a field, in every object's managedFi
 MERGE_PATCH = "application/merge-patch+json"
 APPLY_PATCH = "application/apply-patch+yaml"  # server-side apply (a JSON body is YAML)
 WATCH_TIMEOUT_S = 300  # a watch is re-opened at its resourceVersion this often
+CLOSE_TIMEOUT_S = 5.0  # for a watch's connection, once it ends
 KUBE_EXTRA = "talking to a cluster needs the Kubernetes client: pip install 'clusterplace[kube]'"
 
 
@@ -581,7 +583,11 @@ class HubApi:
                     continue
                 yield {"type": event["type"], "object": event.get("raw_object")}
         finally:
-            await stream.close()  # type: ignore[no-untyped-call]
+            # Bounded: a connection that never reports itself closed (aiohttp waits for
+            # each) must not keep a stopping controller from exiting.
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(CLOSE_TIMEOUT_S):
+                    await stream.close()  # type: ignore[no-untyped-call]
 
     async def get(
         self,

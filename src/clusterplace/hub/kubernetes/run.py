@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import signal
 import threading
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
@@ -36,7 +35,7 @@ from clusterplace.controller import DeliveryReconciler, Engine, ObjectChange, Re
 from clusterplace.controller.expectations import EXPECTATION_TIMEOUT_S
 from clusterplace.controller.reconciler import synced_text
 from clusterplace.errors import InputError
-from clusterplace.hub.kubernetes.api import HubApi, connect
+from clusterplace.hub.kubernetes.api import CLOSE_TIMEOUT_S, HubApi, connect
 from clusterplace.hub.kubernetes.election import ElectionTimes, LeaderElector
 from clusterplace.hub.kubernetes.endpoints import Endpoints, Readiness
 from clusterplace.hub.kubernetes.lease_thread import LeaseThread, run_on
@@ -101,10 +100,7 @@ async def _main(options: KubeOptions, namespace: str, report: Callable[[str], No
     api_client = await connect(options.kubeconfig, options.context)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
-    for signum in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(signum, stop.set)
-    if stopping.requested():  # a SIGTERM came while it was starting
-        stop.set()
+    stopping.handle(loop, stop, "controller")  # a SIGTERM while starting: stop at once
     metrics = ControllerMetrics()
     readiness = Readiness()
     controller = _Controller(HubApi(api_client), metrics, readiness, options, report)
@@ -145,12 +141,12 @@ async def _main(options: KubeOptions, namespace: str, report: Callable[[str], No
             return 1
         return 0
     finally:
-        for signum in (signal.SIGTERM, signal.SIGINT):
-            with contextlib.suppress(Exception):
-                loop.remove_signal_handler(signum)
-        stopping.resume()
-        await endpoints.stop()
-        await api_client.close()
+        stopping.release(loop)
+        # Bounded: closing never holds the exit up (connections are dropped with it).
+        for closing in (endpoints.stop(), api_client.close()):
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(CLOSE_TIMEOUT_S):
+                    await closing
 
 
 LEASE_METRIC_NAME = "placement-lock"
