@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, settings
 
 from tests.support.cli import Result, check_golden, run_in_process, run_process
 from tests.support.envtest import REQUIRE_VAR, Envtest, RealHub, envtest_server
-from tests.support.kube_hub import stop_leftover_controllers
+from tests.support.processes import stop_leftovers
 
 settings.register_profile("default", deadline=None)
 # CI must not fail on a random draw that no developer ever saw: derandomize there.
@@ -30,7 +30,7 @@ def _no_controller_outlives_its_test() -> Iterator[None]:
     """A controller process a test started and did not stop (it failed first) is killed
     after it, not left retrying a hub that is gone while later tests run."""
     yield
-    stop_leftover_controllers()
+    stop_leftovers()
 
 
 @pytest.fixture(name="run")

@@ -121,11 +121,11 @@ def _burst(hub: RealHub, rounds: int, envs: dict[str, str]) -> None:
         hub.patch("ManagedCluster", name, {"metadata": {"labels": {"env": envs[name]}}})
 
 
-def _cached_decisions(controller: Controller) -> int | None:
-    """How many PlacementDecisions ``controller`` 's watch holds (its
-    ``clusterplace_cached_objects``), or None before its core runs."""
+def _decisions_seen(controller: Controller) -> int | None:
+    """The resourceVersion ``controller`` 's PlacementDecision watch has reached (its
+    ``clusterplace_watch_resource_version``), or None before its core runs."""
     status, text = controller.get("/metrics")
-    series = r'^clusterplace_cached_objects\{resource="placementdecisions"\} (\S+)$'
+    series = r'^clusterplace_watch_resource_version\{resource="placementdecisions"\} (\S+)$'
     found = re.search(series, text, re.M)
     return int(float(found.group(1))) if status == 200 and found else None
 
@@ -134,22 +134,26 @@ def _scenario(hub: RealHub, controllers: list[Controller]) -> Decisions:
     """Cold start over the edge placements, Balance placements one at a time (each
     reads the decisions before it, in whatever shard), then a burst of changes.
 
-    The next Balance placement is created once every controller's watch holds every
-    decision so far: the placement and the decisions come on different watches, whose
-    events are not ordered between them, so a placement created as soon as the API
-    server shows the last decision may reach its controller first (single or sharded
-    alike, docs/semantics.md, "Sharded controllers")."""
+    The next Balance placement is created once every controller's decision watch has
+    reached the last decision's resourceVersion: the placement and the decisions come
+    on different watches, whose events are not ordered between them, so a placement
+    created as soon as the API server shows the last decision may reach its controller
+    first (single or sharded alike, docs/semantics.md, "Sharded controllers")."""
     _edge_placements(hub, EDGE_NS)
     envs = {name: "prod" if i % 2 else "dev" for i, name in enumerate(EDGE)}
     wait_for(lambda: _decisions(hub) == _edge_expected(envs, EDGE_NS), 180, "edge decisions")
     for namespace in BALANCED:
         hub.placement("one", BALANCE_ONLY, namespace)
-        wait_for(lambda ns=namespace: (ns, "one") in _decisions(hub), 120, f"{namespace}/one")  # type: ignore[misc]
-        count = len(hub.objects("PlacementDecision"))
+        # Its decision is created, then given its cluster (the status): wait for both.
+        key = (namespace, "one")
+        wait_for(lambda k=key: bool(_decisions(hub).get(k)), 120, f"{namespace}/one")  # type: ignore[misc]
+        written = max(
+            int(d["metadata"]["resourceVersion"]) for d in hub.objects("PlacementDecision")
+        )
         wait_for(
-            lambda n=count: all(_cached_decisions(c) == n for c in controllers),  # type: ignore[misc]
+            lambda v=written: all((_decisions_seen(c) or 0) >= v for c in controllers),  # type: ignore[misc]
             60,
-            f"every controller's watch holding the {count} decisions",
+            f"every controller's decision watch at resourceVersion {written}",
         )
     _burst(hub, 18, envs)
     expected = _edge_expected(envs, EDGE_NS)

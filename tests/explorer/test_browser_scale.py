@@ -21,6 +21,7 @@ from clusterplace.web import Explorer, FleetSource
 from tests.support.browser import chromium, in_thread, overflow, shot
 from tests.support.explorer import example_explorer, listing_explorer, synthetic_explorer
 from tests.support.rollout_hub import write_hub
+from tests.support.waiting import wait_for
 
 
 @pytest.fixture(scope="module")
@@ -95,11 +96,17 @@ def test_heatmap_at_1000_clusters_keeps_its_names_readable(page: Page, big_url: 
     shot(page, "heatmap-1000")
     # Scrolled far right: the grid moves under the names, which stay drawn.
     page.locator("#heat-view").evaluate("(v) => { v.scrollLeft = 9000; }")
-    page.wait_for_timeout(100)
-    box = canvas.bounding_box()
-    assert box is not None and abs(box["x"] - view_box["x"]) < 2  # the canvas stays in view
-    assert page.evaluate(DARK_PIXELS, [0, top, left, height - top]) > 500
-    assert page.evaluate(DARK_PIXELS, [left, 0, width - left, top]) > 500
+
+    def redrawn_in_view() -> bool:  # once the scroll handler has run, however late
+        box = canvas.bounding_box()
+        return (
+            box is not None
+            and abs(box["x"] - view_box["x"]) < 2  # the canvas stays in view
+            and page.evaluate(DARK_PIXELS, [0, top, left, height - top]) > 500
+            and page.evaluate(DARK_PIXELS, [left, 0, width - left, top]) > 500
+        )
+
+    wait_for(redrawn_in_view, 10, "the scrolled grid redrawn in view, names and all")
     canvas.hover(position={"x": width - 30, "y": top + 5})
     expect(info).to_contain_text(re.compile(r"apps/\S+ × \S+-\d{4}"))
     # Fit width: 1,000 one-pixel columns would be a barcode; neighbours are binned

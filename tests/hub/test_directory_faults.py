@@ -56,8 +56,8 @@ def _without(found: dict[str, Any], *names: str) -> dict[str, Any]:
 
 def _stopped_cleanly(controller: Controller) -> None:
     started = time.monotonic()
-    assert controller.stop(timeout=10) == 0
-    assert time.monotonic() - started < 10
+    assert controller.stop(timeout=30) == 0
+    assert time.monotonic() - started < 30  # the controller bounds its own stop at 20 s
     assert "Traceback" not in controller.text()
 
 

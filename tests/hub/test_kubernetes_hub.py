@@ -16,6 +16,7 @@ refuse) stay on the emulator (docs/controller.md, "What the tests verify where")
 from __future__ import annotations
 
 import json
+import re
 import signal
 import time
 from typing import Any
@@ -104,9 +105,16 @@ def test_create_update_delete_write_decisions_status_and_events(anyhub: AnyHub) 
         anyhub.delete("Placement", "q", "ns")
         if not anyhub.faults:
             wait_for(lambda: "q-decision-1" not in anyhub.decisions(), 60, "q's decisions GC'd")
-        time.sleep(1.0)
 
-        # Converged: a quiet hub gets no write at all.
+        # Converged: a quiet hub gets no write at all. (q's sync may still have been
+        # writing when it was deleted: first a second without writes, on a busy machine
+        # as long as it takes; a controller that kept writing would never give one.)
+        def quiet_for_a_second() -> bool:
+            before = len(anyhub.writes())
+            time.sleep(1.0)
+            return len(anyhub.writes()) == before
+
+        wait_for(quiet_for_a_second, 30, "a second without writes")
         before = len(anyhub.writes())
         time.sleep(1.5)
         assert len(anyhub.writes()) == before
@@ -339,6 +347,17 @@ def test_endpoints(anyhub: AnyHub) -> None:
             what="the decision in the watch cache",
         )
         assert 'clusterplace_cached_objects{resource="managedclusters"} 2.0' in metrics
+        # Each watch is at a resourceVersion: at least the decision's, for the decisions'
+        # watch (a bookmark may have moved it further since).
+        ((_, decision),) = anyhub.stored("placementdecisions").items()
+        at = int(decision["metadata"]["resourceVersion"])
+        series = r'^clusterplace_watch_resource_version\{resource="placementdecisions"\} (\S+)$'
+
+        def reached() -> bool:
+            found = re.search(series, controller.get("/metrics")[1], re.M)
+            return found is not None and float(found.group(1)) >= at
+
+        wait_for(reached, what="the decisions' watch at the decision's resourceVersion")
         status, body = controller.get("/debug/placements/ns/p")
         assert status == 200
         document = json.loads(body)

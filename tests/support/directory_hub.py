@@ -3,9 +3,6 @@
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
 import time
 from pathlib import Path
 from typing import Any
@@ -13,39 +10,26 @@ from typing import Any
 import yaml
 
 from clusterplace.hub.directory.manifests import ManifestFolder
-from tests.support.cli import CLI_ENV, command
+from tests.support.cli import command
+from tests.support.processes import LoggedProcess
 from tests.support.waiting import wait_for
 
 __all__ = ["Controller", "later", "names_of", "read_out"]
 
 
-class Controller:
+class Controller(LoggedProcess):
     """A live ``controller --hub`` process; its stderr goes to a file."""
 
     def __init__(self, hub: Path, *args: str, launcher: list[str] | None = None) -> None:
-        self.log = hub.parent / f"{hub.name}-controller-{time.monotonic_ns()}.log"
-        self._log_handle = self.log.open("w")
-        self.proc = subprocess.Popen(
+        super().__init__(
             [*(launcher or command()), "controller", "--hub", str(hub), *args],
-            stdout=subprocess.DEVNULL,
-            stderr=self._log_handle,
-            env={**os.environ, **CLI_ENV},
+            hub.parent / f"{hub.name}-controller-{time.monotonic_ns()}.log",
         )
-
-    def text(self) -> str:
-        return self.log.read_text()
 
     def wait_watching(self) -> None:
         """Until the controller watches and has synced what it found at start."""
         wait_for(lambda: "watching" in self.text(), what="the controller to watch")
         wait_for(lambda: "synced" in self.text(), what="the first sync")
-
-    def stop(self, sig: int = signal.SIGTERM, timeout: float = 20.0) -> int:
-        if self.proc.poll() is None:
-            self.proc.send_signal(sig)
-        code = self.proc.wait(timeout)
-        self._log_handle.close()
-        return code
 
 
 def read_out(out: Path) -> dict[str, Any]:

@@ -233,6 +233,9 @@ class Envtest:
         self.restricted_kubeconfig = folder / "restricted.kubeconfig"
         self._context: ssl.SSLContext | None = None
         self.skip_crds: tuple[str, ...] = ()  # plurals of CRDs start() leaves out
+        self._audit_inode: int | None = None  # what audit() read so far, of which file
+        self._audit_offset = 0
+        self._audit_entries: list[dict[str, Any]] = []
 
     def require_controller_manager(self) -> None:
         """Skip the test (fail it where the tier is required) when this server runs
@@ -575,14 +578,25 @@ class Envtest:
         return body
 
     def audit(self) -> list[dict[str, Any]]:
-        """Every request the audit log holds so far (one dict per request)."""
-        if not self.audit_log.is_file():
+        """Every request the audit log holds so far (one dict per request). Only what
+        was appended since the last call is read: tests poll this every few ms, and a
+        module's log grows to megabytes."""
+        try:
+            handle = self.audit_log.open("rb")
+        except FileNotFoundError:
             return []
-        entries = []
-        for line in self.audit_log.read_text(errors="replace").splitlines():
+        with handle:
+            inode = os.fstat(handle.fileno()).st_ino
+            if inode != self._audit_inode:  # a new file (rotated at its size limit)
+                self._audit_inode, self._audit_offset, self._audit_entries = inode, 0, []
+            handle.seek(self._audit_offset)
+            chunk = handle.read()
+        complete = chunk.rfind(b"\n") + 1  # a line being written is read next time
+        for line in chunk[:complete].decode(errors="replace").splitlines():
             with contextlib.suppress(ValueError):
-                entries.append(json.loads(line))
-        return entries
+                self._audit_entries.append(json.loads(line))
+        self._audit_offset += complete
+        return list(self._audit_entries)
 
 
 SIG_GROUP = "multicluster.x-k8s.io"

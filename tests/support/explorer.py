@@ -177,7 +177,7 @@ def serving(*args: str, timeout: float = 60) -> Iterator[Served]:
         if process.poll() is None:
             process.send_signal(signal.SIGTERM)
             try:
-                process.wait(timeout=15)
+                process.wait(timeout=30)
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()

@@ -9,11 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import queue
 import re
-import signal
-import subprocess
 import threading
 import time
 import urllib.error
@@ -22,14 +19,15 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, Protocol
+from typing import Any, Protocol
 
 import kmock
 import yaml
 
-from tests.support.cli import CLI_ENV, command
+from tests.support.cli import command
 from tests.support.emulator import HubEmulator
 from tests.support.ocm_hub import OcmObjects
+from tests.support.processes import LoggedProcess
 from tests.support.waiting import wait_for
 
 __all__ = [
@@ -39,7 +37,6 @@ __all__ = [
     "ControllerHub",
     "KubeHub",
     "kmock_api_server",
-    "stop_leftover_controllers",
     "write_kubeconfig",
 ]
 
@@ -170,14 +167,11 @@ class ControllerHub(Protocol):
     kubeconfig: Path
 
 
-class Controller:
+class Controller(LoggedProcess):
     """A ``clusterplace controller --kubeconfig`` process; its stderr goes to a file.
     ``kubeconfig`` replaces the hub's (another user of the same server); ``launcher``
     the command that runs ``clusterplace`` (e.g. :class:`tests.support.held_loop.LoopHold`
-    's). Every one started is in ``running`` until :func:`stop_leftover_controllers`
-    ends what a test left (one that failed before stopping it)."""
-
-    running: ClassVar[list[Controller]] = []
+    's). Every one started is killed after its test if the test left it running."""
 
     def __init__(
         self,
@@ -187,30 +181,19 @@ class Controller:
         kubeconfig: Path | None = None,
         launcher: list[str] | None = None,
     ) -> None:
-        self.log = hub.folder / f"controller-{time.monotonic_ns()}.log"
-        self._log_handle = self.log.open("w")
         extra = list(args)
         if not election:
             extra.append("--disable-leader-election")
-        self.proc = subprocess.Popen(
-            [
-                *(launcher or command()),
-                "controller",
-                "--kubeconfig",
-                str(kubeconfig or hub.kubeconfig),
-                "--listen",
-                "127.0.0.1:0",
-                *extra,
-            ],
-            stdout=subprocess.DEVNULL,
-            stderr=self._log_handle,
-            # A controller that will not stop is made to dump its threads (SIGABRT).
-            env={**os.environ, **CLI_ENV, "PYTHONFAULTHANDLER": "1"},
-        )
-        Controller.running.append(self)
-
-    def text(self) -> str:
-        return self.log.read_text()
+        argv = [
+            *(launcher or command()),
+            "controller",
+            "--kubeconfig",
+            str(kubeconfig or hub.kubeconfig),
+            "--listen",
+            "127.0.0.1:0",
+            *extra,
+        ]
+        super().__init__(argv, hub.folder / f"controller-{time.monotonic_ns()}.log")
 
     @property
     def url(self) -> str:
@@ -231,37 +214,6 @@ class Controller:
                 return resp.status, resp.read().decode()
         except urllib.error.HTTPError as err:
             return err.code, err.read().decode()
-
-    def stop(self, sig: int = signal.SIGTERM, timeout: float = 30.0) -> int:
-        """Send ``sig`` (0: none, wait for the process to end by itself); the exit code."""
-        if sig and self.proc.poll() is None:
-            self.proc.send_signal(sig)
-        try:
-            code = self.proc.wait(timeout)
-        except subprocess.TimeoutExpired:
-            # Where it hangs: faulthandler writes every thread's stack to the log.
-            self.proc.send_signal(signal.SIGABRT)
-            self.proc.wait(30)
-            raise AssertionError(
-                f"the controller did not exit {timeout:.0f} s after signal {sig}; "
-                f"its log, ending with its threads' stacks:\n{self.text()[-20000:]}"
-            ) from None
-        finally:
-            if self.proc.returncode is not None:
-                self._log_handle.close()
-        return code
-
-
-def stop_leftover_controllers() -> None:
-    """Kill every controller a test started and left running: a test that failed before
-    its ``stop`` would otherwise leave it retrying a hub that is gone, for good, and
-    slowing every later test."""
-    while Controller.running:
-        controller = Controller.running.pop()
-        if controller.proc.poll() is None:
-            controller.proc.kill()
-            controller.proc.wait(30)
-        controller._log_handle.close()
 
 
 @dataclass

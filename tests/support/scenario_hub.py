@@ -212,7 +212,10 @@ class ScenarioHub:
         self.put(doc)
 
     def score(self, cluster: str, name: str, score_name: str, value: int) -> None:
-        """assertCreatingAddOnPlacementScores: one score, valid for 10 s."""
+        """assertCreatingAddOnPlacementScores: one score. Upstream's is valid for 10 s;
+        this one for 120 s, since no scenario here waits for it to expire, and a busy
+        machine may take longer than 10 s to write the scores and the placement and
+        to sync it (an expired score counts 0, which would change the expectation)."""
         self.put(
             {
                 "apiVersion": f"{OCM}/v1alpha1",
@@ -220,7 +223,7 @@ class ScenarioHub:
                 "metadata": {"name": name, "namespace": cluster},
                 "status": {
                     "scores": [{"name": score_name, "value": value}],
-                    "validUntil": stamp(datetime.now(UTC) + timedelta(seconds=10)),
+                    "validUntil": stamp(datetime.now(UTC) + timedelta(seconds=120)),
                 },
             }
         )

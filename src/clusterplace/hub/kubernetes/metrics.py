@@ -141,14 +141,16 @@ class ControllerMetrics:
         hub: Callable[[], dict[str, int]],
         more: Mapping[str, WorkQueue[tuple[str, str]]] | None = None,
         cached: Callable[[], Mapping[str, int]] = dict,
+        versions: Callable[[], Mapping[str, int]] = dict,
     ) -> None:
         """Export the queues' gauges (the placement queue's, and ``more`` by name), the
-        hub's counters and the watch caches' sizes (``cached``: objects by resource),
-        read when scraped. A reconcile core started again (a sharded replica's, when its
-        shards change) replaces the last one's."""
+        hub's counters, the watch caches' sizes (``cached``: objects by resource) and
+        the resourceVersions the watches reached (``versions``), read when scraped. A
+        reconcile core started again (a sharded replica's, when its shards change)
+        replaces the last one's."""
         if self._live is not None:
             self.registry.unregister(self._live)
-        self._live = _Live({QUEUE: queue, **(more or {})}, hub, cached)
+        self._live = _Live({QUEUE: queue, **(more or {})}, hub, cached, versions)
         self.registry.register(self._live)
 
 
@@ -179,10 +181,12 @@ class _Live(Collector):
         queues: Mapping[str, WorkQueue[tuple[str, str]]],
         hub: Callable[[], dict[str, int]],
         cached: Callable[[], Mapping[str, int]],
+        versions: Callable[[], Mapping[str, int]],
     ) -> None:
         self.queues = queues
         self.hub = hub
         self.cached = cached
+        self.versions = versions
 
     def collect(self) -> Iterator[Metric]:
         depth = GaugeMetricFamily("workqueue_depth", "Current depth of workqueue", labels=["name"])
@@ -224,3 +228,13 @@ class _Live(Collector):
         for resource, count in sorted(self.cached().items()):
             cached.add_metric([resource], count)
         yield cached
+        versions = GaugeMetricFamily(
+            "clusterplace_watch_resource_version",
+            "The resourceVersion each watch has reached, by resource (as client-go's "
+            "reflectors once exported it); a replica whose watch is at or past an "
+            "object's resourceVersion has seen that version of it.",
+            labels=["resource"],
+        )
+        for resource, version in sorted(self.versions().items()):
+            versions.add_metric([resource], version)
+        yield versions

@@ -236,8 +236,20 @@ class _Controller:
         def cached() -> dict[str, int]:
             return {i.resource.plural: len(i.cache) for i in source.informers}
 
+        def versions() -> dict[str, int]:
+            # Opaque to clients in principle; every API server gives etcd's revision.
+            return {
+                i.resource.plural: int(i.version)
+                for i in source.informers
+                if i.version is not None and i.version.isdigit()
+            }
+
         self.metrics.watch(
-            reconciler.queue, counters, {DELIVERY_QUEUE: delivery.queue}, cached=cached
+            reconciler.queue,
+            counters,
+            {DELIVERY_QUEUE: delivery.queue},
+            cached=cached,
+            versions=versions,
         )
         listing = asyncio.create_task(source.initial_objects())
         stopping = asyncio.create_task(stop.wait())
