@@ -143,10 +143,10 @@ async def _main(options: KubeOptions, namespace: str, report: Callable[[str], No
     finally:
         stopping.release(loop)
         # Bounded: closing never holds the exit up (connections are dropped with it).
-        for closing in (endpoints.stop(), api_client.close()):
+        for close in (endpoints.stop, api_client.close):
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(CLOSE_TIMEOUT_S):
-                    await closing
+                    await close()
 
 
 LEASE_METRIC_NAME = "placement-lock"
