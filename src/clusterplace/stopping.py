@@ -1,4 +1,5 @@
-"""A stop asked for before a long-running command could take it in hand.
+"""A stop asked for before a long-running command could take it in hand, and a stop
+bounded in time once asked for.
 
 ``route --watch`` and ``controller`` run until SIGTERM (or Ctrl-C), and stop with exit 0.
 Their handlers are installed once their event loop runs, after the command's modules are
