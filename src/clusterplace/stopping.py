@@ -21,7 +21,6 @@ import contextlib
 import faulthandler
 import os
 import signal
-import sys
 import threading
 from collections.abc import Iterator
 from types import FrameType
@@ -125,8 +124,9 @@ def bound(
 
 
 def _give_up(what: str, grace: float, loop: asyncio.AbstractEventLoop | None) -> None:
-    # Written straight to the file descriptor: the main thread may hold the stream.
-    fd = sys.stderr.fileno() if sys.stderr is not None else 2
+    # Written straight to standard error's descriptor: the main thread may hold the
+    # stream, or have replaced sys.stderr.
+    fd = 2
     lines = [f"{what}: still running {grace:g} s after the stop signal; exiting now"]
     if loop is not None:
         with contextlib.suppress(Exception):  # another thread's tasks: best effort

@@ -219,22 +219,23 @@ class _Live(Collector):
             family = CounterMetricFamily(name, help_text)
             family.add_metric([], counters.get(name, 0))
             yield family
-        cached = GaugeMetricFamily(
+        yield _by_resource(
             "clusterplace_cached_objects",
             "Objects the watches hold, by resource: the whole hub's, a sharded replica's "
             "included (it keeps its shards' part of them for its reconcile core).",
-            labels=["resource"],
+            self.cached(),
         )
-        for resource, count in sorted(self.cached().items()):
-            cached.add_metric([resource], count)
-        yield cached
-        versions = GaugeMetricFamily(
+        yield _by_resource(
             "clusterplace_watch_resource_version",
             "The resourceVersion each watch has reached, by resource (as client-go's "
             "reflectors once exported it); a replica whose watch is at or past an "
             "object's resourceVersion has seen that version of it.",
-            labels=["resource"],
+            self.versions(),
         )
-        for resource, version in sorted(self.versions().items()):
-            versions.add_metric([resource], version)
-        yield versions
+
+
+def _by_resource(name: str, help_text: str, values: Mapping[str, int]) -> GaugeMetricFamily:
+    family = GaugeMetricFamily(name, help_text, labels=["resource"])
+    for resource, value in sorted(values.items()):
+        family.add_metric([resource], value)
+    return family
