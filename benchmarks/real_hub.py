@@ -68,6 +68,7 @@ __all__ = [
     "NotConfigured",
     "machine",
     "real_hub_rows",
+    "send_retrying",
     "synced",
 ]
 
@@ -121,7 +122,8 @@ class _Connection:
             "Content-Type": content_type,
             "User-Agent": "benchmark",
         }
-        for attempt in (1, 2):
+        failures, retries = 0, 0  # dropped connections; answers asking to retry
+        while True:
             if self.conn is None:
                 self.conn = http.client.HTTPSConnection(
                     self.host, self.port, context=self.context, timeout=60
@@ -130,13 +132,21 @@ class _Connection:
                 self.conn.request(method, path, body=data, headers=headers)
                 response = self.conn.getresponse()
                 raw = response.read()
-                return response.status, json.loads(raw) if raw else None
             except (OSError, http.client.HTTPException):
                 self.conn.close()
                 self.conn = None
-                if attempt == 2:
+                failures += 1
+                if failures == 2:
                     raise
-        raise AssertionError("unreachable")
+                continue
+            wait = _retry_after(response.status, response.getheader("Retry-After"))
+            if wait is not None and response.getheader("Retry-After") and retries < 10:
+                # As client-go: an answer that names when to come back is retried
+                # (up to 10 times), e.g. 429 while the server's watch cache starts.
+                retries += 1
+                time.sleep(wait)
+                continue
+            return response.status, json.loads(raw) if raw else None
 
     def close(self) -> None:
         if self.conn is not None:
@@ -147,10 +157,57 @@ def _context(server: Envtest) -> ssl.SSLContext:
     return ssl.create_default_context(cafile=str(server.pki / "ca.crt"))
 
 
+WATCH_GIVE_UP_S = 120.0  # a watch failing this long ends the benchmark
+
+
+class _Transient(Exception):
+    """A watch failure a retry may cure, and the seconds to wait first."""
+
+    def __init__(self, message: str, retry_after: float) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+def _retry_after(status: int, header: str | None) -> float | None:
+    """The seconds to wait before retrying an answer of ``status`` (its Retry-After
+    header when it has one, as client-go honours it), or None: not worth a retry."""
+    if status != 429 and status < 500:
+        return None
+    try:
+        return min(max(float(header or 1), 0.0), 10.0)
+    except ValueError:
+        return 1.0
+
+
 def _object_path(body: Mapping[str, Any], *, collection: bool = False) -> str:
     meta = body["metadata"]
     name = None if collection else meta["name"]
     return resource_path(body["apiVersion"], body["kind"], meta.get("namespace"), name)
+
+
+async def send_retrying(
+    session: Any,
+    method: str,
+    path: str,
+    data: str | None,
+    content_type: str | None,
+    ok: tuple[int, ...],
+) -> str:
+    """One request on an aiohttp session, retried (up to 10 times, as client-go) when
+    the answer names when to come back; its text. Any other answer not in ``ok``
+    raises."""
+    headers = {"Content-Type": content_type} if content_type else {}
+    for retry in range(11):
+        async with session.request(method, path, data=data, headers=headers) as response:
+            text = str(await response.text())
+            header = response.headers.get("Retry-After")
+            wait = _retry_after(response.status, header)
+            if response.status in ok:
+                return text
+            if wait is None or not header or retry == 10:
+                raise RuntimeError(f"{method} {path}: {response.status} {text[:300]}")
+        await asyncio.sleep(wait)
+    raise AssertionError("unreachable")
 
 
 async def _create(server: Envtest, bodies: list[dict[str, Any]]) -> int:
@@ -167,15 +224,10 @@ async def _create(server: Envtest, bodies: list[dict[str, Any]]) -> int:
 
         async def send(method: str, path: str, body: Any, content_type: str) -> None:
             nonlocal sent
-            async with (
-                gate,
-                session.request(
-                    method, path, data=json.dumps(body), headers={"Content-Type": content_type}
-                ) as response,
-            ):
-                text = await response.text()
-                if response.status not in (200, 201):
-                    raise RuntimeError(f"{method} {path}: {response.status} {text[:300]}")
+            async with gate:
+                await send_retrying(
+                    session, method, path, json.dumps(body), content_type, (200, 201)
+                )
             sent += 1
 
         async def create(body: dict[str, Any]) -> None:
@@ -210,10 +262,16 @@ class DecisionWatch:
         self.objects: dict[tuple[str, str], tuple[str, tuple[str, ...]]] = {}
         self.changes: list[float] = []  # when a placement's decided clusters changed
         self.failure: str | None = None
-        listing = server.get(DECISIONS) or {}
-        for item in listing.get("items") or ():
-            self._put(item, record=False)
-        self.version = str((listing.get("metadata") or {}).get("resourceVersion") or "")
+        self.version = ""
+        deadline = time.monotonic() + WATCH_GIVE_UP_S
+        while True:
+            try:
+                self._relist(record=False)
+                break
+            except _Transient as err:
+                if time.monotonic() + err.retry_after > deadline:
+                    raise RuntimeError(f"the PlacementDecision list failed: {err}") from None
+                time.sleep(err.retry_after)
         self._conn: http.client.HTTPSConnection | None = None
         self._stopped = False
         self.thread = threading.Thread(target=self._run, daemon=True)
@@ -239,35 +297,93 @@ class DecisionWatch:
                 self.changes.append(time.perf_counter())
 
     def _run(self) -> None:
-        parts = urlsplit(self.server.url)
+        """Watch from the listed version, and go on watching across transient
+        failures as a reflector does: a 429 or 5xx answer (the server's watch cache
+        still initialising answers 429 with Retry-After), a dropped connection, an
+        expired version (relisted). Only a failure lasting ``WATCH_GIVE_UP_S`` ends
+        it, and the next read of the decisions raises it."""
+        failing_since: float | None = None
         while not self._stopped:
             try:
-                self._conn = http.client.HTTPSConnection(
-                    parts.hostname or "127.0.0.1", parts.port, context=_context(self.server)
-                )
-                query = f"?watch=1&allowWatchBookmarks=true&resourceVersion={self.version}"
-                self._conn.request(
-                    "GET",
-                    DECISIONS + query + "&timeoutSeconds=3600",
-                    headers={"Authorization": f"Bearer {ADMIN_TOKEN}", "User-Agent": "benchmark"},
-                )
-                response = self._conn.getresponse()
-                if response.status != 200:
-                    raise RuntimeError(f"watch answered {response.status}")
-                for line in response:
-                    event = json.loads(line)
-                    item = event.get("object") or {}
-                    if event.get("type") == "ERROR":
-                        raise RuntimeError(f"watch ended: {item.get('message')}")
-                    version = (item.get("metadata") or {}).get("resourceVersion")
-                    if event.get("type") != "BOOKMARK":
-                        self._put(item, record=True, deleted=event.get("type") == "DELETED")
-                    if version:
-                        self.version = str(version)
-            except (OSError, http.client.HTTPException, ValueError, RuntimeError) as err:
+                wait = self._watch_once()
+                failing_since = None
+            except _Transient as err:
+                now = time.monotonic()
+                failing_since = failing_since or now
+                if now - failing_since >= WATCH_GIVE_UP_S:
+                    self.failure = (
+                        f"the PlacementDecision watch failed for {WATCH_GIVE_UP_S:.0f} s: {err}"
+                    )
+                    return
+                wait = err.retry_after
+            except (ValueError, RuntimeError) as err:
                 if not self._stopped:
                     self.failure = f"the PlacementDecision watch failed: {err}"
                 return
+            if wait and not self._stopped:
+                time.sleep(wait)
+
+    def _watch_once(self) -> float:
+        """One watch request, read until the server ends it; the seconds to wait before
+        the next. Raises :class:`_Transient` for what a retry may cure."""
+        parts = urlsplit(self.server.url)
+        try:
+            self._conn = http.client.HTTPSConnection(
+                parts.hostname or "127.0.0.1", parts.port, context=_context(self.server)
+            )
+            query = f"?watch=1&allowWatchBookmarks=true&resourceVersion={self.version}"
+            self._conn.request(
+                "GET",
+                DECISIONS + query + "&timeoutSeconds=3600",
+                headers={"Authorization": f"Bearer {ADMIN_TOKEN}", "User-Agent": "benchmark"},
+            )
+            response = self._conn.getresponse()
+            if response.status == 410:
+                self._relist()
+                return 0.0
+            if response.status != 200:
+                text = response.read(500).decode(errors="replace")
+                wait = _retry_after(response.status, response.getheader("Retry-After"))
+                if wait is None:
+                    raise RuntimeError(f"watch answered {response.status}: {text}")
+                raise _Transient(f"watch answered {response.status}: {text}", wait)
+            for line in response:
+                event = json.loads(line)
+                item = event.get("object") or {}
+                if event.get("type") == "ERROR":
+                    if item.get("code") == 410:  # the version expired: list again
+                        self._relist()
+                        return 0.0
+                    raise _Transient(f"watch ended: {item.get('message')}", 1.0)
+                version = (item.get("metadata") or {}).get("resourceVersion")
+                if event.get("type") != "BOOKMARK":
+                    self._put(item, record=True, deleted=event.get("type") == "DELETED")
+                if version:
+                    self.version = str(version)
+        except (OSError, http.client.HTTPException) as err:
+            if self._stopped:
+                return 0.0
+            raise _Transient(f"{type(err).__name__}: {err}", 1.0) from None
+        return 0.0  # the server ended the watch (its time out): watch again
+
+    def _relist(self, record: bool = True) -> None:
+        """List every decision (again: a change since the last list or event is
+        recorded, unless ``record`` is false)."""
+        status, listing = self.server.request("GET", DECISIONS)
+        if status != 200:
+            wait = _retry_after(status, None)
+            if wait is None:
+                raise RuntimeError(f"listing PlacementDecisions answered {status}: {listing}")
+            raise _Transient(f"listing PlacementDecisions answered {status}", wait)
+        items = listing.get("items") or ()
+        listed = {(i["metadata"]["namespace"], i["metadata"]["name"]) for i in items}
+        with self.lock:
+            gone = [key for key in self.objects if key not in listed]
+        for namespace, name in gone:
+            self._put({"metadata": {"namespace": namespace, "name": name}}, record, deleted=True)
+        for item in items:
+            self._put(item, record=record)
+        self.version = str((listing.get("metadata") or {}).get("resourceVersion") or "")
 
     def stop(self) -> None:
         self._stopped = True

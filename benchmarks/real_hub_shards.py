@@ -43,6 +43,7 @@ from benchmarks.real_hub import (
     next_edit,
     relabels,
     say,
+    send_retrying,
     synced,
 )
 from benchmarks.reporting import ReportingProcess
@@ -171,11 +172,10 @@ async def _clear(server: Envtest, namespaces: list[str], placements: list[tuple[
 
         async def send(method: str, path: str, body: Any = None) -> None:
             data = json.dumps(body) if body is not None else None
-            kind = {"Content-Type": MERGE} if body is not None else {}
-            async with gate, session.request(method, path, data=data, headers=kind) as answer:
-                text = await answer.text()
-                if answer.status not in (200, 202):
-                    raise RuntimeError(f"{method} {path}: {answer.status} {text[:300]}")
+            async with gate:
+                await send_retrying(
+                    session, method, path, data, MERGE if body is not None else None, (200, 202)
+                )
 
         base = f"/apis/{OCM}/v1beta1/namespaces"
         await asyncio.gather(
