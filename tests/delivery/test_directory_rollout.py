@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 import yaml
 
+from tests.support.files import replace_text
 from tests.support.rollout_hub import (
     T0,
     conditions,
@@ -126,7 +127,7 @@ def test_a_degraded_work_counted_as_succeeded_is_named(tmp_path: Path) -> None:
     path = work_path(hub, "c1")
     work = yaml.safe_load(path.read_text())
     work["status"]["conditions"].append({**work["status"]["conditions"][0], "type": "Degraded"})
-    path.write_text(yaml.safe_dump(work))
+    replace_text(path, yaml.safe_dump(work))
     once(hub, "2026-06-01T00:02:00Z")
     assert list(works(hub)) == ["c1", "c2", "c3"]  # upstream moves on
     found = conditions(hub)["WorksDegraded"]
@@ -142,7 +143,7 @@ def test_a_template_change_bumps_the_generation_and_keeps_the_status(tmp_path: P
     once(hub, T0)
     report(hub, "c1", "done", T0)
     text = (hub / "hub.yaml").read_text().replace("version: '1'", "version: '2'")
-    (hub / "hub.yaml").write_text(text)
+    replace_text(hub / "hub.yaml", text)
     once(hub, "2026-06-01T00:05:00Z")
     work = works(hub)["c1"]
     assert work["metadata"]["generation"] == 2
@@ -160,7 +161,7 @@ def test_works_go_with_their_replica_set(tmp_path: Path) -> None:
         for d in yaml.safe_load_all((hub / "hub.yaml").read_text())
         if d["kind"] != "ManifestWorkReplicaSet"
     ]
-    (hub / "hub.yaml").write_text(yaml.safe_dump_all(docs))
+    replace_text(hub / "hub.yaml", yaml.safe_dump_all(docs))
     once(hub, "2026-06-01T00:05:00Z")
     assert works(hub) == {}
     assert not (hub / ".clusterplace" / "manifestworkreplicasets" / "apps" / "web.yaml").exists()
@@ -175,7 +176,7 @@ def test_live_the_next_group_follows_the_agents_report(tmp_path: Path) -> None:
     hub = tmp_path / "hub"
     write_hub(hub)
     text = (hub / "hub.yaml").read_text().replace("minSuccessTime: 2m", "minSuccessTime: 1s")
-    (hub / "hub.yaml").write_text(text)
+    replace_text(hub / "hub.yaml", text)
     controller = Controller(hub)
     try:
         controller.wait_watching()
@@ -210,7 +211,7 @@ def _edit_mwrs(hub: Path, edit: Any) -> None:
     for doc in docs:
         if doc["kind"] == "ManifestWorkReplicaSet":
             edit(doc)
-    (hub / "hub.yaml").write_text(yaml.safe_dump_all(docs))
+    replace_text(hub / "hub.yaml", yaml.safe_dump_all(docs))
 
 
 def test_a_strategy_the_api_refuses_is_an_error_at_its_line(tmp_path: Path, run: Any) -> None:
@@ -329,7 +330,7 @@ def test_a_work_agents_unreadable_status_is_kept_when_the_work_is_rewritten(
     work = yaml.safe_load(path.read_text())
     unreadable = {"conditions": [{"type": "Applied", "status": "Maybe"}]}
     work["status"] = unreadable
-    path.write_text(yaml.safe_dump(work))
+    replace_text(path, yaml.safe_dump(work))
     _edit_mwrs(
         hub,
         lambda d: d["spec"]["manifestWorkTemplate"]["workload"]["manifests"][0]["data"].update(

@@ -18,6 +18,7 @@ import pytest
 
 from tests.support.cli import Result
 from tests.support.explorer import Served, serving
+from tests.support.files import replace_text
 from tests.support.paths import ROOT
 
 FLEET = ROOT / "examples" / "fleet"
@@ -54,7 +55,7 @@ def test_an_invalid_hub_file_keeps_the_last_good_state_with_a_problem(tmp_path: 
         assert _json(served, "/api/placements")["hubProblem"] is None
         placements = hub / "placements.yaml"
         good = placements.read_text()
-        placements.write_text(good + "\n---\nkind: Placement\nspec: [oops\n")
+        replace_text(placements, good + "\n---\nkind: Placement\nspec: [oops\n")
         _until(lambda: _json(served, "/api/placements")["hubProblem"] is not None)
         answer = _json(served, "/api/placements")
         assert "placements.yaml" in answer["hubProblem"]
@@ -72,7 +73,7 @@ def test_an_invalid_hub_file_keeps_the_last_good_state_with_a_problem(tmp_path: 
         ):
             assert "placements.yaml" in _json(served, path)["hubProblem"]
         # Fixed: the problem goes, the new state shows.
-        placements.write_text(good)
+        replace_text(placements, good)
         _until(lambda: _json(served, "/api/placements")["hubProblem"] is None)
         status, body = served.request("GET", "/placements")
         assert status == 200 and b'id="hub-problem"' not in body

@@ -19,6 +19,7 @@ from clusterplace.hub.directory.hub import _locked
 from clusterplace.outputs.errors import OutputError
 from tests.support.directory_hub import Controller, read_out
 from tests.support.faults import run_with_fault, unreadable_while
+from tests.support.files import replace_text
 from tests.support.paths import ROOT
 from tests.support.waiting import wait_for
 
@@ -70,13 +71,13 @@ def test_a_placement_moved_to_another_file_keeps_its_decisions(hub: Path) -> Non
         controller.wait_watching()
         before = read_out(hub / ".clusterplace")
         mine, rest = _split((hub / "placements.yaml").read_text(), "web-frontend")
-        (hub / "web.yaml").write_text(mine)  # the new file first ...
+        replace_text(hub / "web.yaml", mine)  # the new file first ...
         wait_for(lambda: "defined twice" in controller.text(), what="the second copy")
-        (hub / "placements.yaml").write_text(rest)  # ... then the old one without it
+        replace_text(hub / "placements.yaml", rest)  # ... then the old one without it
         _marker(hub, "marker")
         assert _without(read_out(hub / ".clusterplace"), "marker") == before
         # It lives in web.yaml now: edits there are followed.
-        (hub / "web.yaml").write_text(mine.replace("numberOfClusters: 3", "numberOfClusters: 2"))
+        replace_text(hub / "web.yaml", mine.replace("numberOfClusters: 3", "numberOfClusters: 2"))
         wait_for(lambda: len(_decided(hub, "apps", "web-frontend")) == 2, what="the edit")
     finally:
         _stopped_cleanly(controller)
@@ -184,7 +185,9 @@ def test_an_unreadable_folder_deletes_nothing(hub: Path, tmp_path: Path) -> None
         flag.unlink()
         sub.chmod(0o755)
         path = sub / "placements.yaml"
-        path.write_text(path.read_text().replace("numberOfClusters: 3", "numberOfClusters: 2", 1))
+        replace_text(
+            path, path.read_text().replace("numberOfClusters: 3", "numberOfClusters: 2", 1)
+        )
         wait_for(lambda: len(_decided(hub, "apps", "web-frontend")) == 2, what="the edit")
         assert "can be read again" in controller.text()
     finally:

@@ -16,6 +16,7 @@ import yaml
 from tests.support.builders import write_big_fleet
 from tests.support.cli import Result
 from tests.support.directory_hub import Controller, read_out
+from tests.support.files import replace_text
 from tests.support.paths import ROOT
 from tests.support.waiting import wait_for
 
@@ -91,7 +92,7 @@ def _relabel(hub: Path, cluster: str, old: str, new: str) -> None:
     at = text.index(marker)
     end = text.find("---", at)
     block = text[at:end].replace(old, new, 1)
-    path.write_text(text[:at] + block + text[end:])
+    replace_text(path, text[:at] + block + text[end:])
 
 
 def test_a_live_controller_follows_edits(hub: Path) -> None:
@@ -119,15 +120,15 @@ def test_an_invalid_edit_is_reported_and_the_last_good_state_stays(hub: Path) ->
         before = read_out(hub / ".clusterplace")
         path = hub / "placements.yaml"
         good = path.read_text()
-        path.write_text(good + "---\nkind: Placement\nmetadata: {name: [\n")
+        replace_text(path, good + "---\nkind: Placement\nmetadata: {name: [\n")
         wait_for(lambda: "placements.yaml:" in controller.text(), what="the error report")
         assert "stays in force" in controller.text()
         assert read_out(hub / ".clusterplace") == before
         assert controller.proc.poll() is None  # still running
-        path.write_text(good.replace("numberOfClusters: 3", "numberOfClusters: three", 1))
+        replace_text(path, good.replace("numberOfClusters: 3", "numberOfClusters: three", 1))
         wait_for(lambda: "numberOfClusters" in controller.text(), what="the field error")
         assert read_out(hub / ".clusterplace") == before
-        path.write_text(good.replace("numberOfClusters: 3", "numberOfClusters: 2", 1))
+        replace_text(path, good.replace("numberOfClusters: 3", "numberOfClusters: 2", 1))
         wait_for(lambda: "fixed" in controller.text(), what="the fix to be read")
         wait_for(lambda: len(_decided(hub, "apps", "web-frontend")) == 2)
     finally:

@@ -14,6 +14,7 @@ import yaml
 from tests.support.cli import run_process
 from tests.support.directory_hub import Controller
 from tests.support.faults import run_with_fault
+from tests.support.files import replace_text
 from tests.support.paths import ROOT
 from tests.support.waiting import wait_for
 
@@ -157,7 +158,7 @@ def test_a_watching_controller_keeps_the_slices_current(tmp_path: Path) -> None:
         slice_ = folder / "one-on-aks-decision-1.yaml"
         written = slice_.read_text()
         # Edited by hand: written again.
-        slice_.write_text(written.replace("schedulerName: clusterplace", "schedulerName: x"))
+        replace_text(slice_, written.replace("schedulerName: clusterplace", "schedulerName: x"))
         wait_for(lambda: slice_.read_text() == written, what="the edited slice written again")
         # Deleted by hand: written again.
         slice_.unlink()
@@ -171,7 +172,7 @@ def test_a_watching_controller_keeps_the_slices_current(tmp_path: Path) -> None:
         prod = [d for d in docs if d["metadata"].get("labels", {}).get("environment") == "prod"]
         gone = prod[0]["metadata"]["name"]
         prod[0]["metadata"]["labels"]["environment"] = "staging"
-        profiles.write_text(yaml.safe_dump_all(docs, sort_keys=False))
+        replace_text(profiles, yaml.safe_dump_all(docs, sort_keys=False))
 
         def refs() -> list[str]:
             return [
@@ -188,7 +189,7 @@ def test_a_watching_controller_keeps_the_slices_current(tmp_path: Path) -> None:
             for d in yaml.safe_load_all(placements.read_text())
             if d["metadata"]["name"] != "prod-everywhere"
         ]
-        placements.write_text(yaml.safe_dump_all(kept, sort_keys=False))
+        replace_text(placements, yaml.safe_dump_all(kept, sort_keys=False))
         wait_for(
             lambda: sorted(p.name for p in folder.glob("*.yaml")) == ["one-on-aks-decision-1.yaml"],
             what="the placement's slices deleted",

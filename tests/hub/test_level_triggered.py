@@ -29,6 +29,7 @@ import yaml
 from clusterplace.hub.kubernetes.resources import WATCHED
 from tests.support.directory_hub import Controller as DirController
 from tests.support.directory_hub import read_out
+from tests.support.files import replace_text
 from tests.support.kube_hub import OCM, Controller, KubeHub
 from tests.support.waiting import wait_for
 
@@ -210,7 +211,7 @@ def test_a_decision_edited_by_hand_in_out_is_repaired(
     good = path.read_text()
     doc = yaml.safe_load(good)
     doc["status"]["decisions"] = [{"clusterName": "c2", "reason": ""}]
-    path.write_text(yaml.safe_dump(doc))
+    replace_text(path, yaml.safe_dump(doc))
     wait_for(lambda: path.read_text() == good, what="the decision repaired")
     path.unlink()
     wait_for(lambda: path.exists() and path.read_text() == good, what="recreated")
@@ -225,9 +226,9 @@ def test_a_moved_placement_keeps_its_decisions(
     path = _decision(hub, "a")
     docs = list(yaml.safe_load_all((hub / "hub.yaml").read_text()))
     moved = [d for d in docs if d["kind"] == "Placement" and d["metadata"]["name"] == "a"]
-    (hub / "a.yaml").write_text(yaml.safe_dump_all(moved))
+    replace_text(hub / "a.yaml", yaml.safe_dump_all(moved))
     time.sleep(0.3)
-    (hub / "hub.yaml").write_text(yaml.safe_dump_all([d for d in docs if d not in moved]))
+    replace_text(hub / "hub.yaml", yaml.safe_dump_all([d for d in docs if d not in moved]))
     time.sleep(1.5)
     assert path.exists()
     shutil.move(str(hub / "a.yaml"), str(hub / "renamed.yaml"))

@@ -12,6 +12,7 @@ from typing import Any
 import yaml
 
 from clusterplace.cli.main import main
+from tests.support.files import replace_text
 
 __all__ = ["T0", "conditions", "once", "report", "status", "work_path", "works", "write_hub"]
 
@@ -135,7 +136,7 @@ def report(hub: Path, cluster: str, state: str, at: str) -> None:
     else:
         found.append(c("Available", "True"))
     work["status"] = {"conditions": found}
-    path.write_text(yaml.safe_dump(work))
+    replace_text(path, yaml.safe_dump(work))
 
 
 def status(hub: Path) -> dict[str, Any]:

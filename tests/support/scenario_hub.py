@@ -25,6 +25,7 @@ import yaml
 
 from tests.support.directory_hub import Controller as DirectoryController
 from tests.support.envtest import Envtest, ensure_namespace, resource_path
+from tests.support.files import replace_text
 from tests.support.kube_hub import Controller as KubeController
 from tests.support.waiting import wait_for
 
@@ -292,8 +293,9 @@ class DirectoryScenarioHub(ScenarioHub):
 
     def put(self, doc: Doc) -> None:
         meta = doc["metadata"]
-        self._path(doc["kind"], meta["name"], meta.get("namespace")).write_text(
-            yaml.safe_dump(doc, sort_keys=False)
+        replace_text(
+            self._path(doc["kind"], meta["name"], meta.get("namespace")),
+            yaml.safe_dump(doc, sort_keys=False),
         )
 
     def get(self, kind: str, name: str, namespace: str | None = None) -> Doc:
@@ -319,7 +321,7 @@ class DirectoryScenarioHub(ScenarioHub):
         folder = self.out / "placementdecisions" / (namespace or self.ns)
         folder.mkdir(parents=True, exist_ok=True)
         doc = self._decision_doc(name, clusters, namespace or self.ns)
-        (folder / f"{name}.yaml").write_text(yaml.safe_dump(doc, sort_keys=False))
+        replace_text(folder / f"{name}.yaml", yaml.safe_dump(doc, sort_keys=False))
 
     def decisions(self, placement: str = PLACEMENT, namespace: str | None = None) -> dict[str, Doc]:
         found: dict[str, Doc] = {}
