@@ -19,6 +19,7 @@ from clusterplace.controller import (
     ObjectChange,
     Reconciler,
 )
+from clusterplace.controller.streams import closing
 from clusterplace.scheduling import SETTLE_LIMIT
 from tests.support.mwrs import decision, placement, replica_set
 from tests.support.sinks import MemorySink
@@ -159,3 +160,40 @@ def test_the_source_failing_ends_the_run_with_its_error() -> None:
         with pytest.raises(error):
             asyncio.run(asyncio.wait_for(engine.run(source(stop), stop), timeout=60))
         assert recorder.synced in ([], [("apps", "a")])  # a sync begun always ends
+
+
+def test_the_source_is_closed_before_the_run_returns() -> None:
+    """A source that was still yielding when ``stop`` came is closed by the run, so its
+    clean-up (the Kubernetes hub's: cancel and await its watches) is done before the hub
+    closes its API client, not whenever the abandoned generator is collected. The
+    wrapping streams (the SIG writer's tap, a shard's view) close theirs too."""
+    closed: list[str] = []
+
+    async def source(stop: asyncio.Event) -> AsyncIterator[list[ObjectChange]]:
+        try:
+            yield [ObjectChange(None, _placement("a"))]
+            stop.set()
+            yield [ObjectChange(None, _placement("b"))]  # the feed returns after it
+            await asyncio.sleep(3600)
+        finally:
+            await asyncio.sleep(0.05)  # the clean-up takes a while, as awaiting watches
+            closed.append("source")
+
+    async def wrapper(
+        inner: AsyncIterator[list[ObjectChange]],
+    ) -> AsyncIterator[list[ObjectChange]]:
+        async with closing(inner):
+            async for batch in inner:
+                yield batch
+
+    async def scenario(wrapped: bool) -> list[str]:
+        closed.clear()
+        engine = Engine(resync=None)
+        Recorder(engine)
+        stop = asyncio.Event()
+        stream = wrapper(source(stop)) if wrapped else source(stop)
+        await asyncio.wait_for(engine.run(stream, stop), timeout=60)
+        return list(closed)
+
+    assert asyncio.run(scenario(wrapped=False)) == ["source"]
+    assert asyncio.run(scenario(wrapped=True)) == ["source"]

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -22,6 +24,7 @@ from clusterplace.hub.kubernetes.resources import (
     EXPLORER,
     LEASES,
     PLACEMENTS_STATUS,
+    WATCHED,
     ApiResource,
 )
 from clusterplace.hub.kubernetes.source import decode_object
@@ -182,3 +185,94 @@ def test_in_cluster_outside_a_pod(run) -> None:
     assert result.code == 1
     assert "cannot use the in-cluster configuration" in result.stderr
     assert "give --kubeconfig" in result.stderr
+
+
+class _FakeEvents:
+    """The watch client's stream: each ``next()`` raises or returns the next item;
+    the same error for ever once the list is spent."""
+
+    def __init__(self, items: list[object]) -> None:
+        self.items = items
+        self.calls = 0
+
+    async def next(self) -> object:
+        self.calls += 1
+        item = self.items.pop(0) if len(self.items) > 1 else self.items[0]
+        if isinstance(item, BaseException):
+            raise item
+        return item
+
+
+def _watch_with(monkeypatch: pytest.MonkeyPatch, events: _FakeEvents) -> HubApi:
+    from kubernetes.aio import client, watch
+
+    class FakeWatch:
+        def stream(self, *args: object, **kwargs: object) -> _FakeEvents:
+            return events
+
+        async def close(self) -> None:
+            return None
+
+    monkeypatch.setattr(watch, "Watch", FakeWatch)
+
+    class FakeCustomObjects:
+        def __init__(self, api_client: object) -> None:
+            self.list_cluster_custom_object = None
+
+    monkeypatch.setattr(client, "CustomObjectsApi", FakeCustomObjects)
+    return HubApi(None)
+
+
+def test_a_closed_client_ends_the_watch_instead_of_skipping_lines_for_ever(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """aiohttp says "Session is closed" (a RuntimeError) once the API client is closed,
+    at every call: skipped as an unreadable line, it was asked again at once, for ever,
+    and the event loop never ran again (a stopping controller hung)."""
+
+    events = _FakeEvents([RuntimeError("Session is closed")])
+    api = _watch_with(monkeypatch, events)
+
+    async def consume() -> list[dict[str, Any]]:
+        seen: list[dict[str, Any]] = []
+        async for event in api.watch(WATCHED[0], "1"):
+            seen.append(event)
+            if len(seen) == 100:  # skipping for ever: fail, do not hang
+                break
+        return seen
+
+    with pytest.raises(ApiError, match="connection lost: Session is closed"):
+        asyncio.run(asyncio.wait_for(consume(), timeout=10))
+    assert events.calls == 1
+
+
+def test_an_unreadable_line_is_skipped_and_the_loop_runs_between(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The client's errors for a line it could not decode are skipped, one event each,
+    and the event loop runs after each (another task gets its turn)."""
+    from clusterplace.hub.kubernetes.api import MALFORMED
+
+    event = {"type": "ADDED", "raw_object": {"metadata": {"name": "c0"}}}
+    events = _FakeEvents(
+        [Exception("Malformed JSON response"), KeyError("code"), event, StopAsyncIteration()]
+    )
+    api = _watch_with(monkeypatch, events)
+    turns: list[int] = []
+
+    async def consume() -> list[tuple[str, int]]:
+        async def other() -> None:
+            while True:
+                turns.append(len(turns))
+                await asyncio.sleep(0)
+
+        beside = asyncio.create_task(other())
+        await asyncio.sleep(0)
+        seen = [(str(found["type"]), len(turns)) async for found in api.watch(WATCHED[0], "1")]
+        beside.cancel()
+        return seen
+
+    seen = asyncio.run(asyncio.wait_for(consume(), timeout=10))
+    assert [kind for kind, _ in seen] == [MALFORMED, MALFORMED, "ADDED"]
+    # The other task ran after each skipped line: its turns grew from event to event.
+    assert seen[0][1] < seen[1][1] < seen[2][1]

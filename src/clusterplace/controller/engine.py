@@ -32,6 +32,7 @@ from clusterplace.controller.changes import Key, ObjectChange, against
 from clusterplace.controller.expectations import EXPECTATION_TIMEOUT_S, Expectations
 from clusterplace.controller.queue import WorkQueue
 from clusterplace.controller.state import HubState
+from clusterplace.controller.streams import closing
 from clusterplace.errors import ClusterplaceError
 from clusterplace.scheduling import SETTLE_LIMIT
 
@@ -332,10 +333,14 @@ class Engine:
             await self.flush()
 
     async def _feed(self, batches: AsyncIterator[list[ObjectChange]], stop: asyncio.Event) -> None:
-        async for batch in batches:
-            self.observe(batch)
-            if stop.is_set():
-                return
+        # Closed however the feed ends (stop, cancel, error): the source's own clean-up
+        # (its watches cancelled and awaited) runs now, before the hub closes its API
+        # client, not whenever the abandoned generator is collected.
+        async with closing(batches):
+            async for batch in batches:
+                self.observe(batch)
+                if stop.is_set():
+                    return
 
     async def _sleep(
         self, stop: asyncio.Event, last_resync: float, feeder: asyncio.Task[None]

@@ -38,6 +38,7 @@ from clusterplace.api import (
 )
 from clusterplace.controller import DeliveryReconciler, Engine, Key, ObjectChange, Reconciler
 from clusterplace.controller.expectations import EXPECTATION_TIMEOUT_S
+from clusterplace.controller.streams import closing
 from clusterplace.errors import InputError, Location
 from clusterplace.hub.directory.files import remove_temporaries
 from clusterplace.hub.directory.lastgood import LastGood
@@ -385,10 +386,11 @@ async def _tap(
     batches: AsyncIterator[list[ObjectChange]], sig: DirectorySigDecisions | None
 ) -> AsyncIterator[list[ObjectChange]]:
     """The hub's changes, each batch shown to the SIG writer as it passes."""
-    async for batch in batches:
-        if sig is not None:
-            sig.observe(batch)
-        yield batch
+    async with closing(batches):
+        async for batch in batches:
+            if sig is not None:
+                sig.observe(batch)
+            yield batch
 
 
 async def _follow_sig(sig: DirectorySigDecisions, root: Path, stop: asyncio.Event) -> None:

@@ -170,6 +170,18 @@ def _message(body: Any, fallback: str) -> str:
     return fallback
 
 
+def _unreadable_line(err: Exception) -> bool:
+    """Whether the watch client raised ``err`` decoding one line it read: its bare
+    ``Exception`` for an event without a type or object, or what indexing an odd
+    object raises. Anything else (aiohttp's errors, a closed session) is no line's
+    fault."""
+    if type(err).__module__.startswith("aiohttp"):
+        return False
+    return type(err) is Exception or isinstance(
+        err, (LookupError, TypeError, AttributeError, ValueError)
+    )
+
+
 def _status(body: Any) -> dict[str, Any] | None:
     """The Status object of an error answer's body (JSON text or bytes), else None."""
     if isinstance(body, bytes):
@@ -572,11 +584,16 @@ class HubApi:
                 except (TimeoutError, OSError) as err:
                     raise ApiError("watch", where, 0, f"connection lost: {err}") from None
                 except Exception as err:
-                    if type(err).__module__.startswith("aiohttp"):
+                    if not _unreadable_line(err):
+                        # Not the line: the connection or the client (aiohttp's errors,
+                        # "Session is closed" once the client is closed). Skipping it
+                        # would ask again at once, for ever, and never let the loop run.
                         raise ApiError("watch", where, 0, f"connection lost: {err}") from None
                     # The client could not make an event of the line it read (no object,
-                    # an ERROR without a code...): the stream goes on with the next one.
+                    # an ERROR without a code...): the stream goes on with the next one,
+                    # after letting the loop run (a cancellation is taken there).
                     yield {"type": MALFORMED, "problem": str(err)[:500]}
+                    await asyncio.sleep(0)
                     continue
                 if not isinstance(event, dict) or "type" not in event:
                     yield {"type": MALFORMED, "problem": f"not an event: {str(event)[:200]}"}

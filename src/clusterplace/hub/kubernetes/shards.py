@@ -55,6 +55,7 @@ from typing import Any
 from clusterplace.api import KubeObject, ManifestWorkReplicaSet, Placement, PlacementDecision
 from clusterplace.api.placement import PLACEMENT_LABEL
 from clusterplace.controller import ObjectChange
+from clusterplace.controller.streams import closing
 from clusterplace.hub.kubernetes.api import ApiError, Forbidden, HubApi, NotFound
 from clusterplace.hub.kubernetes.election import (
     JITTER,
@@ -134,10 +135,11 @@ class ShardView:
     async def batches(
         self, stream: AsyncIterator[list[ObjectChange]]
     ) -> AsyncIterator[list[ObjectChange]]:
-        async for batch in stream:
-            shown = self.changes(batch)
-            if shown:
-                yield shown
+        async with closing(stream):
+            async for batch in stream:
+                shown = self.changes(batch)
+                if shown:
+                    yield shown
 
 
 def _shards_of(holder: str) -> str:

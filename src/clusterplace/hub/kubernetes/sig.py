@@ -24,6 +24,7 @@ from clusterplace.api.placement import PLACEMENT_LABEL
 from clusterplace.api.profile import profile_of
 from clusterplace.api.sig_decision import DECISION_KEY_LABEL, ours, sig_slices
 from clusterplace.controller import ObjectChange
+from clusterplace.controller.streams import closing
 from clusterplace.hub.kubernetes.api import ApiError, Conflict, Forbidden, HubApi, NotFound
 from clusterplace.hub.kubernetes.resources import SIG_DECISIONS
 from clusterplace.hub.kubernetes.source import BACKOFF_CAP_S, BACKOFF_START_S, Informer
@@ -188,9 +189,10 @@ class SigDecisions:
         self, batches: AsyncIterator[list[ObjectChange]]
     ) -> AsyncIterator[list[ObjectChange]]:
         """``batches``, each observed here first."""
-        async for batch in batches:
-            self.observe(batch)
-            yield batch
+        async with closing(batches):
+            async for batch in batches:
+                self.observe(batch)
+                yield batch
 
     # -- one placement -----------------------------------------------------------------
 
