@@ -139,8 +139,9 @@ class _Connection:
                 if failures == 2:
                     raise
                 continue
-            wait = _retry_after(response.status, response.getheader("Retry-After"))
-            if wait is not None and response.getheader("Retry-After") and retries < 10:
+            header = response.getheader("Retry-After")
+            wait = _retry_after(response.status, header)
+            if wait is not None and header and retries < 10:
                 # As client-go: an answer that names when to come back is retried
                 # (up to 10 times), e.g. 429 while the server's watch cache starts.
                 retries += 1
